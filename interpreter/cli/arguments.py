@@ -103,5 +103,8 @@ def dice_options(p, ask: bool) -> None:
         group.add_argument(
             "--ask",
             action="store_true",
-            help=tr("ask for each die as it is needed (physical dice)").render(say),
+            help=tr(
+                "ask for each die as it is needed (physical dice); a line may give several "
+                "dice's faces: 6 3 6"
+            ).render(say),
         )

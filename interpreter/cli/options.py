@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import dsl
 from dsl.errors import Diagnostic, Source, Span, did_you_mean
-from dsl.messages import language_for, tr
+from dsl.messages import language_for, tr, tr_n
 from dsl.spellings import inline_roll
 from dsl.unicode_text import digits_refused
 from interpreter.dice import Asked, ForcedDice, SeededDice, TypedDice
@@ -28,7 +28,7 @@ def dice_source(args, language: str | None = None, symbols: bool = False, book=N
     `--dice` may give by their symbols; `book`, the rulebook whose check, roll or action
     a die typed in is for (`--ask` says it)."""
     if getattr(args, "ask", False):
-        return TypedDice(asker(language or getattr(args, "lang", None), book), tell=True)
+        return TypedDice(TableAsker(language or getattr(args, "lang", None), book), tell=True)
     if args.dice is not None:
         return ForcedDice(faces_of(args.dice, symbols))
     return SeededDice(args.seed)
@@ -74,17 +74,47 @@ SYMBOL_FACE = re.compile(
 )
 
 
-def asker(language: str | None, book=None):
-    """A function asking the person at the table, in `language`, what each die showed
-    (and whose it is, what for and why: `Asked`, the definition it is in `book`)."""
+class TableAsker:
+    """What asks the person at the table, in `language`, what each die showed (and whose
+    it is, what for and why: `Asked`, the definition it is in `book`). A line may give
+    several dice's faces (`6 3 6`, `6,3,6`; symbol dice's with commas): those after the
+    first answer the next dice asked, each shown as if typed (`typed_ahead`)."""
 
-    def ask(die, position: int, asked: Asked | None = None) -> int:
+    def __init__(self, language: str | None, book=None):
+        self.language, self.book = language, book
+        self.typed_ahead: list[str] = []
+
+    def __call__(self, die, position: int, asked: Asked | None = None) -> int:
         from dsl.rulebook import defined_at  # (plain dice typed in need no rulebook's nodes)
 
+        book = self.book
         what = defined_at(book, asked.span) if book is not None and asked is not None else None
-        return ask_at_the_table(die, position, language, asked, what)
+        return ask_at_the_table(die, position, self.language, asked, what, self.typed_ahead)
 
-    return ask
+
+def faces_left_over(dice, language: str | None) -> None:
+    """Say the faces typed ahead that no die of the run took (more faces than dice on a
+    line: one of them was meant for something else)."""
+    ask = getattr(dice, "ask", None)
+    left = ask.typed_ahead if isinstance(ask, TableAsker) else None
+    if left:
+        said = tr_n(
+            "warning: {n} face typed was not needed by any die: {faces}",
+            "warning: {n} faces typed were not needed by any die: {faces}",
+            len(left),
+            faces=", ".join(left),
+        )
+        print(said.render(language), file=sys.stderr)
+
+
+#: between the faces of several dice typed on one line: commas, or spaces between numbers
+FACES_APART = re.compile(r"\s*+,\s*+|(?<=[0-9])\s++(?=[+-]?[0-9]++(?:\s|,|$))")
+
+
+def faces_of_line(line: str) -> list[str]:
+    """The faces one typed line gives, in order (one, or several: `6 3 6`, `6, 3, 6`,
+    `success+advantage, 2 threat`)."""
+    return [part for part in FACES_APART.split(line.strip()) if part] or [""]
 
 
 def answer_to(question: str) -> str:
@@ -101,20 +131,41 @@ def answer_to(question: str) -> str:
     return line
 
 
+def next_answer(question: str, typed_ahead: list[str] | None) -> str:
+    """The next face typed: one typed ahead on an earlier line (shown after the question,
+    as if typed), else the first of a new line, the rest of it kept ahead ('' at the end
+    of input)."""
+    if typed_ahead:
+        face = typed_ahead.pop(0)
+        sys.stderr.write(f"{question}{face}\n")
+        sys.stderr.flush()
+        return face
+    line = answer_to(question)
+    if not line:
+        return ""
+    first, *rest = faces_of_line(line)
+    if typed_ahead is not None:
+        typed_ahead.extend(rest)
+    elif rest:
+        return line.strip()  # (nobody to give the rest to: refused as it is)
+    return first
+
+
 def ask_at_the_table(
     die,
     position: int,
     language: str | None = None,
     asked: Asked | None = None,
     what: str | None = None,
+    typed_ahead: list[str] | None = None,
 ) -> int:
     """Ask the person at the table what a physical die showed (and, when `asked` says,
     whose die it is, `what` it is rolled for and why: "for thug", "Defend", "the 10
-    exploded")."""
+    exploded"); `typed_ahead`: faces typed on an earlier line for the dice after it."""
     from interpreter.symbols import SymbolDie
 
     if isinstance(die, SymbolDie):
-        return ask_symbols(die, position, language)
+        return ask_symbols(die, position, language, typed_ahead)
     said = []
     if asked is not None and asked.who is not None:
         whose = tr("{what} for {who}", what=what, who=asked.who) if what else None
@@ -129,26 +180,40 @@ def ask_at_the_table(
     else:
         question = tr("die {position} ({die}, {low}..{high})? ", **the_die)
     while True:
-        line = answer_to(question.render(language))
-        if not line:
+        text = next_answer(question.render(language), typed_ahead).strip()
+        if not text:
             raise DiceError(
                 tr("no face typed for die {position} ({die})", position=position, die=die.label)
             )
-        text = line.strip()
         if WHOLE_NUMBER.fullmatch(text) is None:
             answer = digits_refused(text) or tr(
                 "{text} is not a number; type the face the die shows", text=repr(text)
             )
-            sys.stderr.write(f"  {answer.render(language)}\n")
-            continue
-        value = int(text)
-        if die.has(value):
-            return value
-        answer = tr("{value} is not a face of {die}", value=value, die=die.label)
-        sys.stderr.write(f"  {answer.render(language)}\n")
+        else:
+            value = int(text)
+            if die.has(value):
+                return value
+            answer = tr("{value} is not a face of {die}", value=value, die=die.label)
+        _refused(answer, language, typed_ahead)
 
 
-def ask_symbols(die: SymbolDie, position: int, language: str | None) -> int:
+def _refused(answer, language: str | None, typed_ahead: list[str] | None) -> None:
+    """Say why a face typed is not taken; the faces typed after it on its line are
+    dropped with it (they were meant for the dice after this one)."""
+    sys.stderr.write(f"  {answer.render(language)}\n")
+    if typed_ahead:
+        dropped = tr_n(
+            "the {n} face typed after it is not taken either: type it again",
+            "the {n} faces typed after it are not taken either: type them again",
+            len(typed_ahead),
+        )
+        sys.stderr.write(f"  {dropped.render(language)}\n")
+        typed_ahead.clear()
+
+
+def ask_symbols(
+    die: SymbolDie, position: int, language: str | None, typed_ahead: list[str] | None = None
+) -> int:
     """Ask what a die of symbols showed: its symbols (`success+advantage`, `blank`)."""
     while True:
         question = tr(
@@ -157,12 +222,11 @@ def ask_symbols(die: SymbolDie, position: int, language: str | None) -> int:
             die=die.label,
             faces=die.faces_text(),
         )
-        line = answer_to(question.render(language))
-        if not line:
+        text = next_answer(question.render(language), typed_ahead).strip()
+        if not text:
             raise DiceError(
                 tr("no face typed for die {position} ({die})", position=position, die=die.label)
             )
-        text = line.strip()
         face = die.read(int(text) if WHOLE_NUMBER.fullmatch(text) else text)
         if face is not None:
             return face
@@ -172,7 +236,7 @@ def ask_symbols(die: SymbolDie, position: int, language: str | None) -> int:
             die=die.label,
             example=die.names[-1],
         )
-        sys.stderr.write(f"  {answer.render(language)}\n")
+        _refused(answer, language, typed_ahead)
 
 
 #: what the end of a run says of dice that were not rolled at random

@@ -88,6 +88,7 @@ def cmd_run(args) -> int:
             outcome = engine.run(
                 args.action, sheet, params, dice, targets=targets, choices=choices, trace=True
             )
+            options.faces_left_over(dice, language)
             saved = None
     except EvaluationError as error:
         if error.trace is not None and not args.json:  # what happened, up to the failure
@@ -208,9 +209,11 @@ def _run_and_save(args, book, engine, language):
 
     def run(sheet, targets):
         choices = chooser_of(args, language)
-        return engine.run(
+        outcome = engine.run(
             args.action, sheet, params, dice, targets=targets, choices=choices, trace=True
         )
+        options.faces_left_over(dice, language)
+        return outcome
 
     # Dice typed in at the table take a person's time: the folder is not held while
     # they are asked for (a save in between makes this one refuse, exit 4).
