@@ -115,6 +115,13 @@ def test_describe_a_shipped_house_rule_lists_its_changes(capsys):
     assert {"change": "replaced", "kind": "table", "name": "Miedo"} in data["changes"]
 
 
+def test_describe_writes_options_built_as_the_run_goes(capsys):
+    code, out, _ = run_cli(
+        capsys, "describe", str(GOLDEN.parent.parent / "examples/games/seventh_sea.rules")
+    )
+    assert code == 0 and "choose reroll: no, d in r.sorted" in out
+
+
 def test_a_house_rule_changes_only_what_it_says():
     base = dsl.load(GOLDEN / "check" / "bases" / "base.rules")
     house = dsl.load(GOLDEN / "check" / "house_ok.rules")

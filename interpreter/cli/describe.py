@@ -61,7 +61,8 @@ def _actions_lines(info: dict, say, language: str | None) -> list[str]:
         for param in action["params"]:
             lines.append("    " + _param_text(param, language))
         for choice in action["choices"]:
-            options = ", ".join(str(o) for o in choice["options"])
+            # (`option each k in 0..5`: built as the run reaches it, written as it is)
+            options = ", ".join([*map(str, choice["options"]), *choice.get("options_from", ())])
             by = tr(" (by {who})", who=choice["by"]) if choice["by"] else ""
             lines.append(
                 "    "
