@@ -68,6 +68,10 @@ GOALS = {
     "max(total, 7) - abs(spent(Puntos) - 1) / 3": lambda r, b, a: (
         max(r["total"], 7) - Fraction(abs(spent(b, a, "Puntos") - 1), 3)
     ),
+    # what a run adds: after minus before (a cost that adds, as stress, weighed against)
+    "gana - gained(Puntos)/3 + gained(Fuerza)": lambda r, b, a: (
+        int(r["gana"]) + Fraction(spent(b, a, "Puntos"), 3) - spent(b, a, "Fuerza")
+    ),
 }
 
 
@@ -344,3 +348,17 @@ def test_the_best_play_of_an_action_without_choices_says_it_makes_none(tmp_path,
     assert main(["odds", str(path), "hit", "--best", "success"]) == 0
     out = capsys.readouterr().out
     assert "choosing the best for success: the action makes no choice" in out
+
+
+def test_what_a_run_gained_is_after_minus_before(cypher):
+    """`gained(Might)`: after minus before, what a cost that adds is weighed by (here
+    the pool spent, so `+ gained(...)` weighs it as `- spent(...)` does)."""
+    sheet = cypher.sheet({"Might": 9})
+    params = {"level": 4}
+    gained = cypher.odds("lift", sheet, params, field="success", best="success + gained(Might)/10")
+    spent = cypher.odds("lift", sheet, params, field="success", best="success - spent(Might)/10")
+    assert gained.decisions == spent.decisions == {("effort", 0): 1}
+    assert gained.goal_worth == spent.goal_worth == Fraction(9, 20)
+    wrong = cypher.odds("lift", sheet, params, field="success", best="success - gained(Might)/10")
+    assert wrong.decisions == {("effort", 3): 1}  # each point "gained" back: worth spending
+    assert wrong.goal_worth == Fraction(18, 20) + Fraction(7, 10)

@@ -6,7 +6,8 @@ chance of that value), `mean damage` (its expectation). A goal that is an expres
 (`success - spent(Effort)/10`, `mean rank + left(momentum)/3`) is worth its value's
 expectation: it reads the result's fields by name, the sheet after the run
 (`left(Momentum)`, or the bare name when no result field has it) and what the run spent
-(`spent(Effort)`: the value before minus the value after; a gain is a negative spending).
+(`spent(Effort)`: the value before minus the value after; a gain is a negative spending)
+or gained (`gained(Stress)`: after minus before, for what a cost adds to: stress, trauma).
 A yes counts 1 and a no 0; `/` is exact. A run that stops (a failed `require`) is worth 0.
 The expression is the language's own (dsl.parse_expression), evaluated here over a few
 node kinds, never by Python: nothing but numbers, yes/no and texts comes out of it.
@@ -35,7 +36,10 @@ from interpreter.values import Record
 #: the name a goal's text is shown under in an error (`best:1:11: error: ...`)
 SOURCE = "best"
 
-#: the functions a goal's expression may call, besides `spent` and `left`
+#: what a goal reads of the sheet: a value's change (`spent`: before minus after;
+#: `gained`: after minus before) or its value after the run (`left`)
+SHEET_FUNCTIONS = ("spent", "gained", "left")
+#: the functions a goal's expression may call, besides SHEET_FUNCTIONS
 FUNCTIONS = {"min", "max", "abs"}
 
 #: a goal's text longer than this is refused (the expression parser bounds its nesting)
@@ -222,21 +226,21 @@ def _check_kinds(node) -> None:
         if not isinstance(node, KINDS) or (isinstance(node, n.Binary) and node.op == "**"):
             raise ParameterError(
                 tr(
-                    "a goal is made of numbers, yes/no, the result's fields, spent(...) "
-                    "and left(...), + - * / and comparisons"
+                    "a goal is made of numbers, yes/no, the result's fields, spent(...), "
+                    "gained(...) and left(...), + - * / and comparisons"
                 ),
                 node.span,
             )
         if isinstance(node, n.Call):
             if node.named:
                 raise ParameterError(tr("a goal's functions take no named arguments"), node.span)
-            if node.function not in {"spent", "left", *FUNCTIONS}:
+            if node.function not in {*SHEET_FUNCTIONS, *FUNCTIONS}:
                 raise ParameterError(
                     tr("a goal cannot call {name}", name=node.function),
                     node.name_span,
-                    did_you_mean(node.function, ["spent", "left", *sorted(FUNCTIONS)]),
+                    did_you_mean(node.function, [*SHEET_FUNCTIONS, *sorted(FUNCTIONS)]),
                 )
-            if node.function in ("spent", "left"):
+            if node.function in SHEET_FUNCTIONS:
                 continue  # its argument is a sheet path, checked when bound
         stack.extend(_children(node))
 
@@ -356,7 +360,7 @@ class _Compiler:
 
     def call(self, node):
         name, args = node.function, node.args
-        if name in ("spent", "left"):
+        if name in SHEET_FUNCTIONS:
             if len(args) != 1:
                 raise ParameterError(
                     tr("{name}(...) takes one value of the sheet", name=name), node.span
@@ -385,6 +389,8 @@ class _Compiler:
                 )
             if name == "left":
                 return lambda result, after: after.get(path)
+            if name == "gained":
+                return lambda result, after: after.get(path) - before
             return lambda result, after: before - after.get(path)
         values = tuple(self.expr(a) for a in args)
         if not values or (name == "abs" and len(values) != 1):
