@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,48 @@ def test_a_listing_with_a_link_is_made_every_time(folder, tmp_path_factory):
     (folder / "sub" / "x.yaml").unlink()
     (folder / "sub" / "x.yaml").symlink_to(outside / "eve.yaml")
     assert "eve" not in library.character_files()
+
+
+@pytest.mark.parametrize("fine", [True, False])
+def test_a_folder_changed_a_second_ago_is_listed_again_only_on_a_coarse_clock(
+    folder, globs, monkeypatch, fine
+):
+    # (the table's journal in the folder changes it every few seconds: a clock with
+    # fractions of a second trusts its stamp after a few ms, one of whole seconds after 2 s)
+    monkeypatch.setattr(library_module, "FINE_STAMPS", fine)
+    library = Library(folder)
+    second_ago = (time.time_ns() // 10**9 - 1) * 10**9 + 123_456_789  # (a fraction)
+    os.utime(folder, ns=(second_ago, second_ago))
+    library.character_files()  # (and the shipped characters' folder, once)
+    before = len(globs)
+    library.character_files()
+    assert globs[before:] == ([] if fine else ["*.yaml", "*.yml", "*.json"])
+    whole = second_ago - 123_456_789  # a stamp in whole seconds, within 2 s: listed again
+    os.utime(folder, ns=(whole, whole))
+    library.character_files()
+    before = len(globs)
+    library.character_files()
+    assert globs[before:] == ["*.yaml", "*.yml", "*.json"]
+
+
+@pytest.mark.parametrize("fine", [True, False])
+def test_a_sheet_written_a_second_ago_on_a_fine_clock_is_trusted_by_its_stamp(
+    folder, engine, loads, monkeypatch, fine
+):
+    monkeypatch.setattr(library_module, "FINE_STAMPS", fine)
+    texts: list[Path] = []
+    text_now = library_module._text_now
+    monkeypatch.setattr(
+        library_module, "_text_now", lambda path: texts.append(path) or text_now(path)
+    )
+    library = Library(folder)
+    path = library.character_path("ana")
+    second_ago = time.time_ns() - 10**9 + 1  # (not a whole second but by a chance in 10^9)
+    os.utime(path, ns=(second_ago, second_ago))
+    library.sheet(engine, path)
+    library.sheet(engine, path)
+    assert len(loads) == 1
+    assert texts == ([] if fine else [path])  # a coarse clock's: its text compared
 
 
 # ─── saves from several worker processes at once ───────────────────────────

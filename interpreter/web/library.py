@@ -40,8 +40,19 @@ TEXTS_TEXT = 1_000_000
 SHEETS_TEXT = 4_000_000
 #: nanoseconds: a file written this close to when it was read may be written again
 #: within the same tick of its clock (same stamp): it is compared by its text when asked
-#: for again, the parse alone spared (as git's "racily clean" entries are)
+#: for again, the parse alone spared (as git's "racily clean" entries are); a folder
+#: changed this close to now is listed again. The tick of a file system that stamps in
+#: whole seconds (FAT's is 2 s)
 RACY_NS = 2_000_000_000
+#: the same, for a stamp with a fraction of a second: its file system's clock ticks every
+#: few milliseconds (Linux's at each kernel tick, at most 10 ms; NTFS's about 16 ms). The
+#: table's journal (journal.sqlite, in the folder) makes and removes its files as the
+#: table's thread comes and goes: the folder changes every few seconds, and with the
+#: 2 s of a coarse clock, nearly every run listed the folder anew (a fifth of a worker's
+#: time on a cheap run)
+RACY_FINE_NS = 50_000_000
+#: whether a stamp's fraction of a second says its clock is fine (off: RACY_NS for all)
+FINE_STAMPS = True
 
 
 _SHIPPED = Bounded(BOOKS_TEXT)  # a shipped rulebook's path → (file stamps, Rulebook)
@@ -231,12 +242,12 @@ class Library:
             if _text_now(path) == racy:
                 # read well after its write: a later write has a later stamp, so its text
                 # need not be read again
-                if stamp is not None and now - stamp[2] >= RACY_NS:
+                if stamp is not None and not _racy(stamp[2], now):
                     self._sheets.put(key, (*kept[:2], None, kept[3]), len(racy))
                 return kept[3]
         sheet = engine.load_sheet(path)
         if stamp is not None and sheet.text is not None:
-            racy = sheet.text if time.time_ns() - stamp[2] < RACY_NS else None
+            racy = sheet.text if _racy(stamp[2], time.time_ns()) else None
             self._sheets.put(key, (engine.rulebook, stamp, racy, sheet), len(sheet.text))
         return sheet
 
@@ -311,9 +322,18 @@ def _folder_stamp(folder: Path) -> tuple | None:
         info = os.stat(folder)
     except OSError:
         return None
-    if time.time_ns() - info.st_mtime_ns < RACY_NS:  # changed just now: listed again
+    if _racy(info.st_mtime_ns, time.time_ns()):  # changed just now: listed again
         return None
     return (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _racy(stamp_ns: int, now_ns: int) -> bool:
+    """Whether a file or folder stamped at `stamp_ns` may change again within the same
+    tick of its clock (the same stamp), seen at `now_ns`: a stamp in whole seconds is
+    of a clock that may tick every 2 s, one with a fraction of a second of a fine one
+    (a whole second by chance, one stamp in many: the coarse clock's bound, as before)."""
+    fine = FINE_STAMPS and stamp_ns % 1_000_000_000 != 0
+    return now_ns - stamp_ns < (RACY_FINE_NS if fine else RACY_NS)
 
 
 def _listing_of(folder: Path, make) -> dict:
