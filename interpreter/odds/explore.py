@@ -22,7 +22,8 @@ from interpreter.odds.deferred import (
 )
 from interpreter.odds.direct import direct_block
 from interpreter.odds.keys import ordered
-from interpreter.odds.mixing import mixed, mixed_let, names_still_read
+from interpreter.odds.mixing import SWITCH as MIXING
+from interpreter.odds.mixing import mixed, mixed_let, names_still_read, rides
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.roller import Branch, Letting, OddsRoller
@@ -435,7 +436,7 @@ class Explorer(Passes):
                     failed.append((after, outcome))
                     continue
                 add(after.env, after.state, values_of(after), after.steps)
-        return mixed_let(made.worlds(name), live, made.sheet), failed
+        return mixed_let(made.worlds(name), live, made.sheet, made), failed
 
     def if_(self, compiled: Branches, worlds: list, live_out: Live, node=None) -> tuple:
         """An `if` over worlds: each branch's block over the worlds that take it, each
@@ -500,6 +501,8 @@ class Explorer(Passes):
             if mass is not None:
                 world.weight = mass.weight()
             out.append(world)
+        if MIXING.quick and not any(rides(key[0]) for key in merged):
+            return out  # (no distribution held: none to mix)
         return mixed(out, names, cuts, sheet)
 
     def live_after(self, statements: tuple, live_out: Live) -> list:

@@ -16,7 +16,8 @@ takes each of its ends, `called_merged`).
 from __future__ import annotations
 
 from interpreter.odds.keys import ordered
-from interpreter.odds.mixing import mixed
+from interpreter.odds.mixing import SWITCH as MIXING
+from interpreter.odds.mixing import mixed, rides
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import Mass, below, times
 from interpreter.odds.worlds import World, cuts_of, plus, spread
@@ -174,6 +175,8 @@ def _merged_worlds(merged: dict, names, keys) -> list:
         if mass is not None:
             world.weight = mass.weight()
         out.append(world)
+    if MIXING.quick and not any(rides(key[0]) for key in merged):
+        return out  # (no distribution held: none to mix)
     return mixed(out, names, keys.cuts, keys.sheet)
 
 
