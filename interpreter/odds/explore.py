@@ -269,9 +269,13 @@ class Explorer(Passes):
         if pruned:
             self.lost.add(times(weight, pruned, total))
 
-    def block(self, statements: tuple, worlds: list, live_out: Live, split=False) -> tuple:
+    def block(
+        self, statements: tuple, worlds: list, live_out: Live, split=False, merged=True
+    ) -> tuple:
         """Run a block over worlds; returns (worlds that went on, failed outcomes). A
-        `split` branch (see if_) counts its statement's steps at most."""
+        `split` branch (see if_) counts its statement's steps at most. Not `merged`: the
+        caller keys the worlds after the block itself (odds.carried's passes), and a row
+        of `set`s ending it leaves them unmerged (odds.fused)."""
         if not statements or (type(worlds) is list and not worlds):  # (nothing to run)
             return worlds_of(self, worlds), []
         if (whole := direct_block(self, statements, worlds, live_out, split)) is not None:
@@ -283,7 +287,7 @@ class Explorer(Passes):
         worlds = self.counting(worlds, 0 if split else entry, entry)
         index = 0
         while index < len(statements):  # (statements run at once: odds.alike, odds.summed)
-            done = at_once(self, statements, index, worlds, live, live_out)
+            done = at_once(self, statements, index, worlds, live, live_out, merged)
             worlds, failed, index = done or (
                 *self.step(statements, index, worlds, live, live_out),
                 index + 1,
