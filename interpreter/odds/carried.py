@@ -208,9 +208,7 @@ def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | Non
 
 
 def _rest(worlds: list, counters: tuple, live: Live) -> tuple:
-    present: set = set()
-    for world in worlds:  # (every name held first, then those read: one intersection)
-        present.update(world.env)
+    present = set().union(*[world.env for world in worlds])  # (then one intersection)
     present.intersection_update(live.needs)
     present.difference_update(counters)
     return tuple(sorted(present))

@@ -22,8 +22,7 @@ from interpreter.odds.deferred import (
 )
 from interpreter.odds.direct import direct_block
 from interpreter.odds.keys import ordered
-from interpreter.odds.mixing import SWITCH as MIXING
-from interpreter.odds.mixing import mixed, mixed_let, names_still_read, rides
+from interpreter.odds.mixing import mixed_by_keys, mixed_let, names_still_read
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.roller import Branch, Letting, OddsRoller
@@ -269,13 +268,9 @@ class Explorer(Passes):
         if pruned:
             self.lost.add(times(weight, pruned, total))
 
-    def block(
-        self, statements: tuple, worlds: list, live_out: Live, split=False, merged=True
-    ) -> tuple:
-        """Run a block over worlds; returns (worlds that went on, failed outcomes). A
-        `split` branch (see if_) counts its statement's steps at most. Not `merged`: the
-        caller keys the worlds after the block itself (odds.carried's passes), and a row
-        of `set`s ending it leaves them unmerged (odds.fused)."""
+    def block(self, statements: tuple, worlds, live_out: Live, split=False, merged=True) -> tuple:
+        """Run a block over worlds: (worlds that went on, failures). A `split` branch (see
+        if_) counts its steps at most; not `merged`, the caller keys the worlds (odds.fused)."""
         if not statements or (type(worlds) is list and not worlds):  # (nothing to run)
             return worlds_of(self, worlds), []
         if (whole := direct_block(self, statements, worlds, live_out, split)) is not None:
@@ -505,9 +500,7 @@ class Explorer(Passes):
             if mass is not None:
                 world.weight = mass.weight()
             out.append(world)
-        if MIXING.quick and not any(rides(key[0]) for key in merged):
-            return out  # (no distribution held: none to mix)
-        return mixed(out, names, cuts, sheet)
+        return mixed_by_keys(out, merged, names, cuts, sheet)
 
     def live_after(self, statements: tuple, live_out: Live) -> list:
         """For each statement, what later statements may still read."""

@@ -80,6 +80,14 @@ def rides(values) -> bool:
     return False
 
 
+def mixed_by_keys(worlds: list, keys, names: tuple, cuts: tuple, sheet: Any) -> list:
+    """`mixed` of a merge's worlds, their keys (worlds.key_of's) beside them: where no
+    key holds a distribution (SWITCH.quick), the worlds as they are, none looked into."""
+    if SWITCH.quick and not any(rides(key[0]) for key in keys):
+        return worlds
+    return mixed(worlds, names, cuts, sheet)
+
+
 def _let_rides(made) -> bool:
     """rides of each world a worlds.LetWorlds made: what else they hold (a key each of
     the worlds it was run from) and the new values (a dict of them each)."""
