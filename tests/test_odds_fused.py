@@ -85,3 +85,50 @@ def test_a_run_that_fails_in_the_row_fails_as_one_by_one(monkeypatch):
         answers.append(dict(odds.probabilities))
     assert answers[0] == answers[1]
     assert any(isinstance(outcome, Failure) for outcome in answers[0])
+
+
+#: a die's faces added to two counters pass by pass, the row of `set`s ending the pass
+PASSES = """
+action act(n: int) {
+  let s = 0
+  let t = 0
+  repeat n times {
+    let f = d6
+    set s to s + f
+    set t to t + (if f = 6 then 1 else 0)
+  }
+  result { r: s + 10 * t }
+}
+"""
+
+
+def test_a_row_ending_a_pass_leaves_its_worlds_to_the_pass_to_key(monkeypatch):
+    """The pass's outcomes are keyed by odds.carried (Passes.ends): the row that ends
+    the pass merges none of them first (fused.SWITCH.unmerged), the same answer."""
+    from interpreter.odds.explore import Explorer
+
+    merges = []
+    merge = Explorer.merge
+
+    def counted(self, worlds, live):
+        merges.append(len(worlds) if type(worlds) is list else 0)
+        return merge(self, worlds, live)
+
+    monkeypatch.setattr(Explorer, "merge", counted)
+
+    def answer() -> dict:
+        engine = Engine(dsl.load_text(PASSES, "passes.rules"))
+        odds = engine.odds("act", engine.sheet({}), {"n": 2}, "r")
+        assert odds.exact
+        return dict(odds.probabilities)
+
+    counts: Counter = Counter()
+    for a, b in product(range(1, 7), repeat=2):
+        counts[a + b + 10 * ((a == 6) + (b == 6))] += 1
+    expected = {k: Fraction(v, 36) for k, v in counts.items()}
+    assert answer() == expected
+    unmerged = sum(merges)
+    merges.clear()
+    monkeypatch.setattr(fused.SWITCH, "unmerged", False)  # (the row's six worlds merged)
+    assert answer() == expected
+    assert sum(merges) > unmerged

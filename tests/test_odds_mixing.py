@@ -132,3 +132,38 @@ def test_mixtures_of_outcomes_of_their_own_are_alike_either_way_they_sum():
         got = {k: Fraction(w, dist.total) for k, w in dist.weights.items()}
         assert got == {k: Fraction(w, alone.total) for k, w in alone.weights.items()}
         assert got == {(a, 0): Fraction(1, 4), (a, 1): Fraction(3, 8), (a, 2): Fraction(3, 8)}
+
+
+#: two dice and the higher: many worlds merged, no value in one a distribution
+PLAIN = """
+action higher() {
+  let a = d6
+  let b = d6
+  let c = if a > b then a else b
+  result { c: c }
+}
+"""
+
+
+def test_worlds_holding_no_distribution_are_not_looked_into(monkeypatch):
+    """A merge (or a let's worlds) none of whose keys holds a distribution is left as it
+    is (mixing.rides), without looking into each world (Seen) for one."""
+    made = []
+
+    class Looked(mixing.Seen):
+        def __init__(self, names, cuts):
+            made.append(names)
+            super().__init__(names, cuts)
+
+    monkeypatch.setattr(mixing, "Seen", Looked)
+
+    def answer() -> dict:
+        engine = Engine(dsl.load_text(PLAIN, "plain.rules"))
+        odds = engine.odds("higher", engine.sheet({}), {}, "c")
+        assert odds.exact
+        return odds.probabilities
+
+    expected = {c: Fraction(2 * c - 1, 36) for c in range(1, 7)}
+    assert answer() == expected and not made
+    monkeypatch.setattr(mixing.SWITCH, "quick", False)  # each world looked into
+    assert answer() == expected and made

@@ -63,19 +63,20 @@ SWITCH = Switch()
 STATEMENTS = (n.If, n.Match, n.Do, n.Change, n.Effect, n.EndEffect, n.Require, n.PassTime)
 
 
-def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out):
+def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out, merged=True):
     """statements[index] (and those after it it takes along) run at once for many worlds:
     a pool and the dice it asks to roll again as compound dice (interpreter.odds.compound),
     a roll read only through sums (interpreter.odds.summed), a let run once per kind of
     world alike, or a row of `set`s run as one (interpreter.odds.fused): (worlds after,
-    failures, the index of the next statement), or None."""
+    failures, the index of the next statement), or None. Not `merged`: the block's
+    caller keys its worlds itself (Explorer.block)."""
     if type(worlds) is list and len(worlds) < min(2, FEWEST_WORLDS):
         # one world: nothing is alike to merge, but its own pools may be compound dice
         return (
             pool_loop_run(explorer, statements, index, worlds, live, live_out)
             or compound_run(explorer, statements, index, worlds, live)
             or convolved_run(explorer, statements, index, worlds, live)
-            or fused_sets(explorer, statements, index, worlds, live)
+            or fused_sets(explorer, statements, index, worlds, live, merged)
         )
     return (
         pool_loop_run(explorer, statements, index, worlds, live, live_out)
@@ -83,7 +84,7 @@ def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_ou
         or convolved_run(explorer, statements, index, worlds, live)
         or summed_run(explorer, statements, index, worlds, live)
         or alike_let(explorer, statements, index, worlds, live, live_out)
-        or fused_sets(explorer, statements, index, worlds, live)
+        or fused_sets(explorer, statements, index, worlds, live, merged)
         or alike_statement(explorer, statements, index, worlds, live, live_out)
     )
 

@@ -208,9 +208,8 @@ def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | Non
 
 
 def _rest(worlds: list, counters: tuple, live: Live) -> tuple:
-    present = worlds[0].env.keys() & live.needs.keys() if worlds else set()
-    for world in worlds[1:]:
-        present |= world.env.keys() & live.needs.keys()
+    present = set().union(*[world.env for world in worlds])  # (then one intersection)
+    present.intersection_update(live.needs)
     present.difference_update(counters)
     return tuple(sorted(present))
 

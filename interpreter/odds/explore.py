@@ -22,7 +22,7 @@ from interpreter.odds.deferred import (
 )
 from interpreter.odds.direct import direct_block
 from interpreter.odds.keys import ordered
-from interpreter.odds.mixing import mixed, mixed_let, names_still_read
+from interpreter.odds.mixing import mixed_by_keys, mixed_let, names_still_read
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.roller import Branch, Letting, OddsRoller
@@ -268,9 +268,9 @@ class Explorer(Passes):
         if pruned:
             self.lost.add(times(weight, pruned, total))
 
-    def block(self, statements: tuple, worlds: list, live_out: Live, split=False) -> tuple:
-        """Run a block over worlds; returns (worlds that went on, failed outcomes). A
-        `split` branch (see if_) counts its statement's steps at most."""
+    def block(self, statements: tuple, worlds, live_out: Live, split=False, merged=True) -> tuple:
+        """Run a block over worlds: (worlds that went on, failures). A `split` branch (see
+        if_) counts its steps at most; not `merged`, the caller keys the worlds (odds.fused)."""
         if not statements or (type(worlds) is list and not worlds):  # (nothing to run)
             return worlds_of(self, worlds), []
         if (whole := direct_block(self, statements, worlds, live_out, split)) is not None:
@@ -282,7 +282,7 @@ class Explorer(Passes):
         worlds = self.counting(worlds, 0 if split else entry, entry)
         index = 0
         while index < len(statements):  # (statements run at once: odds.alike, odds.summed)
-            done = at_once(self, statements, index, worlds, live, live_out)
+            done = at_once(self, statements, index, worlds, live, live_out, merged)
             worlds, failed, index = done or (
                 *self.step(statements, index, worlds, live, live_out),
                 index + 1,
@@ -435,7 +435,7 @@ class Explorer(Passes):
                     failed.append((after, outcome))
                     continue
                 add(after.env, after.state, values_of(after), after.steps)
-        return mixed_let(made.worlds(name), live, made.sheet), failed
+        return mixed_let(made.worlds(name), live, made.sheet, made), failed
 
     def if_(self, compiled: Branches, worlds: list, live_out: Live, node=None) -> tuple:
         """An `if` over worlds: each branch's block over the worlds that take it, each
@@ -500,7 +500,7 @@ class Explorer(Passes):
             if mass is not None:
                 world.weight = mass.weight()
             out.append(world)
-        return mixed(out, names, cuts, sheet)
+        return mixed_by_keys(out, merged, names, cuts, sheet)
 
     def live_after(self, statements: tuple, live_out: Live) -> list:
         """For each statement, what later statements may still read."""

@@ -15,12 +15,15 @@ class Switch:
     each is run over the worlds and they are merged after each)."""
 
     fused = True
+    #: whether a row ending a block whose caller keys the worlds itself leaves them
+    #: unmerged (Explorer.block's `merged`; off: merged as any row)
+    unmerged = True
 
 
 SWITCH = Switch()
 
 
-def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
+def fused_sets(explorer, statements: tuple, index: int, worlds, live: list, merged=True):
     """statements[index] and the `set`s after it, while each calls no action (those
     idle among them skipped, as one by one), run as one statement in each world and the
     worlds merged once, on what is read after the last (`set success to success +
@@ -31,7 +34,8 @@ def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
     merge between them joins worlds that agree on all that is read later, which the
     next `set`s keep alike; a world that fails stops where it would have stopped. Only
     the first may branch on a value (each world's runs, one per value it needs): where a
-    later one would, the row is run one by one instead (Unfused)."""
+    later one would, the row is run one by one instead (Unfused). Not `merged`, a row
+    that ends the block leaves its worlds unmerged (its caller keys them)."""
     if not SWITCH.fused or type(worlds) is not list or index + 1 >= len(statements):
         return None  # (a row of one `set` is no row)
     if not _plain_set(statements[index]):
@@ -63,6 +67,8 @@ def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
         lost, explorer.lost = explorer.lost, saved
     if lost.weight()[0]:
         saved.add(lost.weight())
+    if not merged and end == len(statements) and SWITCH.unmerged:
+        return done, failed, end  # (keyed by the block's caller: odds.carried._outcomes)
     return explorer.merge(done, live[end - 1]), failed, end
 
 

@@ -28,11 +28,13 @@ class Switch:
     """Whether worlds are mixed (tests switch it off: their distributions then keep them
     apart, as any other value); whether the mixtures of one merge share their outcomes'
     places (off: each mixture finds its own); whether each value is looked into once per
-    merge (`seen`, off: once per world holding it)."""
+    merge (`seen`, off: once per world holding it); whether a merge whose worlds' keys
+    hold no distribution is left as it is without looking into each world (`quick`)."""
 
     mixed = True
     shared = True
     seen = True  # (each value looked into once per merge: Seen)
+    quick = True  # (no distribution in any key: nothing to mix, none looked for: rides)
 
 
 SWITCH = Switch()
@@ -41,9 +43,13 @@ SWITCH = Switch()
 RIDING = ("riding",)
 
 
-def mixed_let(worlds: list, live: Live, sheet: Any) -> list:
-    """`mixed` of the worlds a `let` made (each keyed by every name still read)."""
+def mixed_let(worlds: list, live: Live, sheet: Any, made: Any = None) -> list:
+    """`mixed` of the worlds a `let` made (each keyed by every name still read); `made`:
+    the worlds.LetWorlds that made them (where neither what else they hold nor a new
+    value is a distribution or holds one, none is looked for world by world)."""
     if len(worlds) < 2 or not SWITCH.mixed:
+        return worlds
+    if made is not None and SWITCH.quick and not _let_rides(made):
         return worlds
     names = names_still_read(worlds, live)
     return mixed(worlds, names, cuts_of(names, live.needs), sheet)
@@ -56,6 +62,36 @@ def names_still_read(worlds: list, live: Live) -> tuple:
     for world in worlds:
         present.update(world.env)
     return ordered(name for name in present if name in needs)
+
+
+def rides(values) -> bool:
+    """Whether one of a world's values (its key's: records cut to the fields read) is a
+    distribution or a record holding one, as `mixed` looks for them: where no world's
+    is, it has nothing to mix (a value of a key made hashable, odds.roller.hashable, is
+    neither, as in `mixed`)."""
+    for value in values:
+        kind = type(value)
+        if kind is Dist:
+            return True
+        if kind is Record:
+            for inner in value.values():
+                if type(inner) is Dist:
+                    return True
+    return False
+
+
+def mixed_by_keys(worlds: list, keys, names: tuple, cuts: tuple, sheet: Any) -> list:
+    """`mixed` of a merge's worlds, their keys (worlds.key_of's) beside them: where no
+    key holds a distribution (SWITCH.quick), the worlds as they are, none looked into."""
+    if SWITCH.quick and not any(rides(key[0]) for key in keys):
+        return worlds
+    return mixed(worlds, names, cuts, sheet)
+
+
+def _let_rides(made) -> bool:
+    """rides of each world a worlds.LetWorlds made: what else they hold (a key each of
+    the worlds it was run from) and the new values (a dict of them each)."""
+    return any(rides(prefix[0]) or rides(found[2]) for prefix, found in made.merged.items())
 
 
 def mixed(worlds: list, names: tuple, cuts: tuple, sheet: Any) -> list:

@@ -198,9 +198,12 @@ class Passes(Calls):
 
     def ends(self, statements: tuple, worlds: list, live_out: Live) -> tuple:
         """A block over worlds, as `block` runs it: (worlds after, failures), not merged
-        where it is run whole (odds.direct: a caller that keys them itself)."""
+        where it is run whole (odds.direct) or ends in a row of `set`s (odds.fused): a
+        caller that keys them itself."""
         whole = direct_block(self, statements, worlds, live_out, False, merged=False)
-        return whole if whole is not None else self.block(statements, worlds, live_out)
+        if whole is not None:
+            return whole
+        return self.block(statements, worlds, live_out, merged=False)
 
     def held(self, worlds, counters: tuple, loop: Live) -> Held | None:
         """The worlds as groups for a loop carrying `counters` (None where it carries

@@ -11,6 +11,7 @@ from dsl.rulebook import RUN_DEFINITIONS
 from interpreter.compiled import NodeNumbers
 from interpreter.odds.keys import ordered
 from interpreter.odds.worlds import Live
+from interpreter.state import MISSING
 
 #: a Live's need for a sheet field is its name after this mark (never a local's name)
 MARK = "@"
@@ -463,8 +464,11 @@ def wider(have: Live | None, want: Live | None) -> bool:
 
 
 def fields_live(live: Live) -> frozenset[str] | None:
-    """The sheet fields a Live still reads (None: every one)."""
-    needs = live.needs
-    if EVERY in needs:
-        return None
-    return frozenset(name[1:] for name in needs if name[:1] == MARK)
+    """The sheet fields a Live still reads (None: every one): found once per Live (kept
+    with the rulebook's liveness, asked by every exploration's merges: Ends.key_for)."""
+    found = live.fields
+    if found is MISSING:
+        needs = live.needs
+        found = None if EVERY in needs else frozenset(k[1:] for k in needs if k[:1] == MARK)
+        live.fields = found
+    return found

@@ -16,7 +16,7 @@ takes each of its ends, `called_merged`).
 from __future__ import annotations
 
 from interpreter.odds.keys import ordered
-from interpreter.odds.mixing import mixed
+from interpreter.odds.mixing import mixed_by_keys
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import Mass, below, times
 from interpreter.odds.worlds import World, cuts_of, plus, spread
@@ -174,7 +174,7 @@ def _merged_worlds(merged: dict, names, keys) -> list:
         if mass is not None:
             world.weight = mass.weight()
         out.append(world)
-    return mixed(out, names, keys.cuts, keys.sheet)
+    return mixed_by_keys(out, merged, names, keys.cuts, keys.sheet)
 
 
 class Keys:

@@ -190,10 +190,12 @@ class Live:
     field of a name (name, field) read as `name.field` (none there: not read so).
     Hashable, so that liveness can be remembered per block."""
 
-    __slots__ = ("_hash", "_key", "_less", "counts", "needs", "paths")
+    __slots__ = ("_hash", "_key", "_less", "counts", "fields", "needs", "paths")
 
     def __init__(self, needs: dict[str, Any], counts: dict[Any, int] | None = None) -> None:
         self._less: dict[str, Live] | None = None  # `without(name)`, each made once
+        #: the sheet fields it reads, found once (odds.sheet_live.fields_live), or MISSING
+        self.fields: Any = MISSING
         self.needs = needs
         counts = counts or {}
         self.counts = {name: counts.get(name, MANY) for name in needs}
