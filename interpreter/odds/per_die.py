@@ -344,17 +344,23 @@ def _die_by_die(one: dict, dice: Dice, count: int) -> bool:
     """Whether adding the dice one at a time pairs fewer states with one die's shifts
     than the pool has joint answers times questions (the states after i dice: at most
     the multisets of i shifts, and the sums within i times each shift's span)."""
+    assert dice.classes is not None
+    most = comb(count + len(dice.classes) - 1, len(dice.classes) - 1) * len(dice.questions)
     kinds = len(one)
     spans = [max(column) - min(column) for column in zip(*one)]
-    pairs = 0
+    pairs, multisets = 0, 1  # (of i shifts: C(i + kinds - 1, i), while below the box)
     for i in range(count):
         box = 1
         for span in spans:
             box *= i * span + 1
-        pairs += kinds * min(comb(i + kinds - 1, kinds - 1), box)
-    assert dice.classes is not None
-    values = comb(count + len(dice.classes) - 1, len(dice.classes) - 1)
-    return pairs <= values * len(dice.questions)
+        if multisets is not None and multisets > box:
+            multisets = None  # (past the box: it grows faster, the box bounds from here)
+        pairs += kinds * (box if multisets is None else multisets)
+        if pairs > most:
+            return False
+        if multisets is not None:
+            multisets = multisets * (i + kinds) // (i + 1)
+    return True
 
 
 def _dot(rows: list, answers, width: int) -> tuple:
