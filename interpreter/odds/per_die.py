@@ -15,9 +15,10 @@ The rule, on the statements (`linear`, when planned); at run time (`dice_of`): t
 `let` rolls one dice term that may not fail (caught as the `let` settles it: the roller's
 `capture`), asked only how many dice pass a test and its total; die by die where it has
 no modifier, or only modifiers acting on each die alone (die_loops.one_die), and adding
-die by die counts fewer pairs than the pool's joint answers are (else those answers, each
-a sum of products). A name the forms need that is no whole number in a world: the lets
-run once per value, or per kind of face of one die, as convolved does.
+die by die pairs fewer states with a die's shifts than the pool's joint answers times
+its questions (`_die_by_die`; else those answers, each a sum of products). A name the
+forms need that is no whole number in a world: the lets run once per value, or per kind
+of face of one die, as convolved does.
 """
 
 from __future__ import annotations
