@@ -349,7 +349,8 @@ def _die_by_die(one: dict, dice: Dice, count: int) -> bool:
     most = comb(count + len(dice.classes) - 1, len(dice.classes) - 1) * len(dice.questions)
     kinds = len(one)
     spans = [max(column) - min(column) for column in zip(*one)]
-    pairs, multisets = 0, 1  # (of i shifts: C(i + kinds - 1, i), while below the box)
+    pairs = 0
+    multisets: int | None = 1  # (of i shifts: C(i + kinds - 1, i), while below the box)
     for i in range(count):
         box = 1
         for span in spans:
