@@ -63,6 +63,18 @@ sampled after 23 s CPU (the budget spent), 12 and 16 dice sampled:
 (load about 11 on 2 cores; before the sums read alone were added as one, odds.linear,
 16 dice took 48-49 ms, 12 dice 16 ms.)
 
+After a pool read only as sums of its answers is counted by them, die by die
+(interpreter.odds.per_die; 2026-12-07, main and that branch alternating, two runs each,
+load 3-5), milliseconds:
+
+    counts N  counts     packed     icepool    counts/packed  /icepool
+       4      1.12-1.14  0.66-0.67  0.74-0.76  1.69           1.47-1.53
+       8      1.27       0.87       1.28-1.30  1.46           0.98-0.99
+      12      1.44-1.50  1.06-1.09  1.61-1.63  1.36-1.37      0.90-0.92
+      16      1.64-1.76  1.23-1.28  1.99-2.01  1.34-1.38      0.82-0.89
+
+(main in those runs: counts/packed 2.60-2.70 / 5.86-5.96 / 7.37-7.46 / 20.1-20.8.)
+
 The symbols table's icepool column, its best formulation (one number a face) since
 that date: at 16 dice 1.9-2.0 ms, packed/icepool about 2 (faces 0.65 of packed).
 

@@ -33,6 +33,7 @@ from operator import add, sub
 from dsl import nodes as n
 from interpreter.compiled import Plain
 from interpreter.odds.linear import projection
+from interpreter.odds.per_die import Dice, dice_of, first_of, linear, pool_shifts
 from interpreter.odds.summed import (
     DICE,
     PAIRS_PER_WORK,
@@ -68,7 +69,7 @@ class Plan:
     they give (`bound`), and the world's names read by each roll (with its questions) and
     by the lets (`reads`)."""
 
-    __slots__ = ("bound", "depends", "last", "out", "reads", "rolls", "runs")
+    __slots__ = ("bound", "depends", "last", "out", "per_die", "reads", "rolls", "runs")
 
     def __init__(self, rolls: tuple, last: int, out: tuple, runs: tuple, reads: tuple):
         self.rolls, self.last, self.out, self.runs, self.reads = rolls, last, out, runs, reads
@@ -76,6 +77,9 @@ class Plan:
         #: each roll's lets: those reading it or a name such a let gives (the others
         #: keep their values of the first run whatever the roll shows)
         self.depends: tuple = ()
+        #: for each roll, where it is a pool its lets read only as a sum of its answers,
+        #: their forms (odds.per_die.linear), else None
+        self.per_die: tuple = ()
 
 
 def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
@@ -148,6 +152,12 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     lets = tuple(sorted(of_runs - bound - set(rolls)))
     plan = Plan(tuple(at[: len(rolls)]), last, out, tuple(runs), (of_rolls, lets))
     plan.depends = tuple(tuple(s for s in runs if s.node.name in pure[r] | mixed[r]) for r in rolls)
+    plan.per_die = tuple(
+        linear(explorer, lets, r, pure[r] | mixed[r])
+        if type(statements[k].shape) is Plain
+        else None
+        for k, r, lets in zip(at, rolls, plan.depends)
+    )
     return plan
 
 
@@ -209,8 +219,12 @@ def convolved_run(explorer, statements: tuple, index: int, worlds, live: list):
     if any(world.steps[1] + most > limit for world in worlds):
         return None  # (a run that may stop at the limit: one by one)
     valued = []  # each roll's (groups, each world's (group, steps))
-    for statement, k, reads in zip(rolls, plan.rolls, plan.reads[0]):
-        found = roll_values(explorer, statement, worlds, reads, live[k])
+    for statement, k, reads, die_by_die in zip(rolls, plan.rolls, plan.reads[0], plan.per_die):
+        found = None
+        if die_by_die is not None:
+            found = dice_of(explorer, statement, worlds, reads)
+        if found is None:
+            found = roll_values(explorer, statement, worlds, reads, live[k])
         if found is None:
             return None
         valued.append(found)
@@ -247,7 +261,7 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
     out = plan.out
     if any(name in world.env for name in (*plan.bound, *names)):
         return None  # (a name given anew: a let run again would read the later value)
-    firsts = {name: found[0][0][0] for name, found in zip(names, values)}
+    firsts = {name: first_of(found) for name, found in zip(names, values)}
     ran = run_lets(explorer, plan.runs, {**world.env, **firsts}, world)
     if ran is None:
         return None
@@ -263,19 +277,15 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
     total = 1
     pairs = 0
     first_env = ran[0]
-    for name, (weighted, of_total), runs in zip(names, values, plan.depends):
-        shifts: dict = {}
-        steps = None  # (of the roll's lets: the same for every value, its first's)
-        for value, weight in weighted:
-            ran = run_lets(explorer, runs, {**first_env, name: value}, world)
-            if ran is None or (steps is not None and ran[1] != steps):
-                return None
-            steps = ran[1]
-            sums = whole_sums(ran[0], out)
-            if sums is None:
-                return None
-            shift = tuple(map(sub, project(sums), base))
-            shifts[shift] = shifts.get(shift, 0) + weight
+    for name, found, runs, forms in zip(names, values, plan.depends, plan.per_die):
+        first = (first_env, base, world, out)
+        if type(found) is Dice:  # (a pool read as sums of its answers: odds.per_die)
+            made = pool_shifts(explorer, found, name, runs, forms, (*first, project, MOST_STATES))
+        else:
+            made = _shifts(explorer, found, name, runs, first, project)
+        if made is None or made[0] is None:
+            return None
+        shifts, of_total = made
         joined: dict = {}
         for state, weight in states.items():
             for shift, times in shifts.items():
@@ -291,6 +301,27 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
         states, total = joined, total * of_total
     relative = [(weight, tuple(map(add, base, state))) for state, weight in states.items()]
     return given, taken, relative, total
+
+
+def _shifts(explorer, found: tuple, name: str, runs: tuple, first: tuple, project):
+    """The roll's lets run once per value of the roll (`first`: the first run's names,
+    its sums projected, its world, the names summed): ({shift of the sums: weight}, the
+    weights' total), or None."""
+    env, base, world, out = first
+    weighted, of_total = found
+    shifts: dict = {}
+    steps = None  # (of the roll's lets: the same for every value, its first's)
+    for value, weight in weighted:
+        ran = run_lets(explorer, runs, {**env, name: value}, world)
+        if ran is None or (steps is not None and ran[1] != steps):
+            return None
+        steps = ran[1]
+        sums = whole_sums(ran[0], out)
+        if sums is None:
+            return None
+        shift = tuple(map(sub, project(sums), base))
+        shifts[shift] = shifts.get(shift, 0) + weight
+    return shifts, of_total
 
 
 def _itself(values: tuple) -> tuple:
