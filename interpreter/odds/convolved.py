@@ -28,15 +28,22 @@ takes the same steps. Anything else: the statements run one by one as before.
 
 from __future__ import annotations
 
-from operator import add, sub
+from operator import add
 
 from dsl import nodes as n
 from interpreter.compiled import Plain
 from interpreter.odds.linear import projection
-from interpreter.odds.per_die import Dice, dice_of, first_of, linear, pool_shifts
+from interpreter.odds.per_die import (
+    Dice,
+    dice_of,
+    first_of,
+    lets_shifts,
+    linear,
+    pool_shifts,
+    shifted,
+)
 from interpreter.odds.summed import (
     DICE,
-    PAIRS_PER_WORK,
     added_worlds,
     alike_in,
     pure_let,
@@ -286,16 +293,7 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
         if made is None or made[0] is None:
             return None
         shifts, of_total = made
-        joined: dict = {}
-        for state, weight in states.items():
-            for shift, times in shifts.items():
-                moved = tuple(map(add, state, shift))
-                joined[moved] = joined.get(moved, 0) + weight * times
-        pairs += len(states) * len(shifts)
-        if pairs >= PAIRS_PER_WORK:
-            explorer.roller.work += pairs // PAIRS_PER_WORK
-            pairs %= PAIRS_PER_WORK
-            explorer.work()
+        joined, pairs = shifted(explorer, states, shifts, pairs)
         if len(joined) > MOST_STATES:
             return None
         states, total = joined, total * of_total
@@ -307,21 +305,9 @@ def _shifts(explorer, found: tuple, name: str, runs: tuple, first: tuple, projec
     """The roll's lets run once per value of the roll (`first`: the first run's names,
     its sums projected, its world, the names summed): ({shift of the sums: weight}, the
     weights' total), or None."""
-    env, base, world, out = first
     weighted, of_total = found
-    shifts: dict = {}
-    steps = None  # (of the roll's lets: the same for every value, its first's)
-    for value, weight in weighted:
-        ran = run_lets(explorer, runs, {**env, name: value}, world)
-        if ran is None or (steps is not None and ran[1] != steps):
-            return None
-        steps = ran[1]
-        sums = whole_sums(ran[0], out)
-        if sums is None:
-            return None
-        shift = tuple(map(sub, project(sums), base))
-        shifts[shift] = shifts.get(shift, 0) + weight
-    return shifts, of_total
+    shifts = lets_shifts(explorer, weighted, name, runs, (*first, project))
+    return None if shifts is None else (shifts, of_total)
 
 
 def _itself(values: tuple) -> tuple:

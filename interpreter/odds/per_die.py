@@ -312,7 +312,7 @@ def pool_shifts(explorer, dice: Dice, name: str, lets: tuple, forms: dict, first
     if dice.classes is not None:  # (one die's shifts: by the rows, or each run)
         if rows is None:
             values = [(_answers(dice, a), w) for a, w in dice.classes]
-            one = _run(explorer, values, name, lets, first)
+            one = lets_shifts(explorer, values, name, lets, first)
         else:
             one = {}
             for answers, weight in dice.classes:
@@ -327,7 +327,7 @@ def pool_shifts(explorer, dice: Dice, name: str, lets: tuple, forms: dict, first
     if joint.missing():
         return None
     if rows is None:
-        shifts = _run(explorer, list(joint.weights.items()), name, lets, first)
+        shifts = lets_shifts(explorer, list(joint.weights.items()), name, lets, first)
         return None if shifts is None else (shifts, joint.total)
     shifts = {}
     for value, weight in joint.weights.items():
@@ -375,10 +375,12 @@ def _dot(rows: list, answers, width: int) -> tuple:
     return tuple(out)
 
 
-def _run(explorer, values: list, name: str, lets: tuple, first: tuple) -> dict | None:
-    """The lets run once per value of the pool [(Answers, weight)] (`first`: as for
-    pool_shifts): {shift of the sums: weight}, or None."""
-    env, base, world, out, project, _ = first
+def lets_shifts(explorer, values, name: str, lets: tuple, first: tuple) -> dict | None:
+    """The lets run once per value of a roll [(value, weight)] (`first`: the first run's
+    names, its sums projected, its world, the names summed, the projection): {shift of
+    the sums: weight}, or None (a run failed, stopped, took other steps, or gave sums
+    not whole). convolved's way for a roll, and this module's for a pool's values."""
+    env, base, world, out, project = first[:5]
     steps = None  # (of the lets: the same for every value)
     shifts: dict = {}
     for value, weight in values:
@@ -394,23 +396,29 @@ def _run(explorer, values: list, name: str, lets: tuple, first: tuple) -> dict |
     return shifts
 
 
+def shifted(explorer, states: dict, shifts: dict, pairs: int) -> tuple[dict, int]:
+    """Every state moved by every shift ({state: weight}), and the pairs made so far
+    (`pairs`, with these), their work counted in whole PAIRS_PER_WORK."""
+    joined: dict = {}
+    for state, weight in states.items():
+        for shift, times in shifts.items():
+            moved = tuple(map(add, state, shift))
+            joined[moved] = joined.get(moved, 0) + weight * times
+    pairs += len(states) * len(shifts)
+    if pairs >= PAIRS_PER_WORK:
+        explorer.roller.work += pairs // PAIRS_PER_WORK
+        pairs %= PAIRS_PER_WORK
+        explorer.work()
+    return joined, pairs
+
+
 def _added(explorer, one: dict, count: int, width: int, most: int) -> dict | None:
     """`count` dice each moving the sums by `one`'s shifts: the shifts of all of them,
     added one die at a time ({shift: weight}), or None past `most` states."""
     states: dict = {(0,) * width: 1}
     pairs = 0
     for _ in range(count):
-        joined: dict = {}
-        for state, weight in states.items():
-            for shift, times in one.items():
-                moved = tuple(map(add, state, shift))
-                joined[moved] = joined.get(moved, 0) + weight * times
-        pairs += len(states) * len(one)
-        if pairs >= PAIRS_PER_WORK:
-            explorer.roller.work += pairs // PAIRS_PER_WORK
-            pairs %= PAIRS_PER_WORK
-            explorer.work()
-        if len(joined) > most:
+        states, pairs = shifted(explorer, states, one, pairs)
+        if len(states) > most:
             return None
-        states = joined
     return states
