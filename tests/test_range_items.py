@@ -85,5 +85,5 @@ def test_an_open_end_met_in_the_run_is_an_evaluation_error(engine):
 
 
 def test_a_range_longer_than_a_list_may_be_is_a_limit(engine):
-    with pytest.raises(LimitExceeded, match="limit list_length"):
+    with pytest.raises(LimitExceeded, match="a range of more than 10000 whole numbers"):
         engine.run("dice_in_turn", engine.sheet({}), {"n": 10**9}, ForcedDice([]))

@@ -550,8 +550,13 @@ def range_items(ctx, values: Range, span, refused) -> tuple:
     if values.low is None or values.high is None:
         raise EvaluationError(refused.fill(value=values), span)
     first, last = ceil(values.low), floor(values.high)
-    check_length(max(last - first + 1, 0), ctx.limits, span)
+    if last - first + 1 > ctx.limits.list_length:  # (as long as a list may be, at most)
+        raise LimitExceeded(LONG_RANGE.fill(list_length=ctx.limits.list_length), span)
     return tuple(range(first, last + 1))
+
+
+#: a range gone through (`for each`, `option each`) longer than a list may be
+LONG_RANGE = tr("a range of more than {list_length} whole numbers (limit list_length)")
 
 
 def run_block(ctx, body: tuple, steps: int, span) -> None:
