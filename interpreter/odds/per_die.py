@@ -32,7 +32,7 @@ from interpreter.odds.die_loops import one_die
 from interpreter.odds.drawn import OneDie
 from interpreter.odds.questions import is_term, unasked
 from interpreter.odds.roller import Branch
-from interpreter.odds.summed import PAIRS_PER_WORK, alike_in, run_lets, whole_sums
+from interpreter.odds.summed import PAIRS_PER_WORK, alike_in, entered, run_lets, whole_sums
 from interpreter.odds.worlds import STOPS
 from interpreter.pool import Answers, Count, Total, face_test
 from interpreter.state import MISSING
@@ -248,14 +248,7 @@ def _caught(explorer, statement, world):
 
     caught = {name: catch}
 
-    explorer.work()
-    ctx.env = dict(world.env)
-    ctx.state = world.state.copy()
-    ctx.depth = ctx.calls = explorer.depth
-    roller.pins, roller.cursor = (), 0
-    roller.weight = world.weight
-    start = world.steps[1]
-    ctx.recount(start)
+    start = entered(explorer, world)
     roller.capture = caught
     try:
         statement.run(ctx)

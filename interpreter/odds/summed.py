@@ -210,11 +210,9 @@ def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
     return after, [], plan.last + 1
 
 
-def _probe(explorer, statement, world: World, binding):
-    """The first run of `let p` in `world`: (what its value's worlds are shared by, the
-    steps it took), or None (a failure, a stop, a distribution not whole). A pool's
-    `let` (`binding`: its Letting) raises the distribution of the values it binds
-    ("bound": not run again value by value)."""
+def entered(explorer, world: World) -> int:
+    """The explorer's context and roller made ready to run once from `world` (its names
+    and sheet copied, no dice pinned, its weight): the steps the run starts from."""
     ctx, roller = explorer.ctx, explorer.roller
     explorer.work()
     ctx.env = dict(world.env)
@@ -222,9 +220,19 @@ def _probe(explorer, statement, world: World, binding):
     ctx.depth = ctx.calls = explorer.depth
     roller.pins, roller.cursor = (), 0
     roller.weight = world.weight
-    roller.binding = binding
     start = world.steps[1]
     ctx.recount(start)
+    return start
+
+
+def _probe(explorer, statement, world: World, binding):
+    """The first run of `let p` in `world`: (what its value's worlds are shared by, the
+    steps it took), or None (a failure, a stop, a distribution not whole). A pool's
+    `let` (`binding`: its Letting) raises the distribution of the values it binds
+    ("bound": not run again value by value)."""
+    ctx, roller = explorer.ctx, explorer.roller
+    start = entered(explorer, world)
+    roller.binding = binding
     try:
         statement.run(ctx)
     except Branch as branch:
