@@ -56,7 +56,7 @@ _EXPECTED = {
     "DOT": ".",
     "VBAR": "|",
     "ROLL_SIGN": tr("add or subtract"),
-    "TIE_RULE": tr("reroll, ours, theirs or none"),
+    "TIE_RULE": tr("reroll, ours or theirs"),  # (`none` is a word of its own: listed apart)
     "HEADER_KEY": tr("system, source or language"),
     "$END": tr("the end of the text"),
 }

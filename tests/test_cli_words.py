@@ -168,6 +168,28 @@ def test_a_sheet_given_without_char_says_how_to_give_it(capsys):
     assert "una hoja de personaje se da con --char: --char Lucia.YML" in capsys.readouterr().err
 
 
+def test_a_parameter_given_without_set_says_how_to_give_it(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(
+            [
+                "run",
+                str(Path(__file__).parents[1] / "examples" / "games" / "cthulhu.rules"),
+                "push",
+                "skill=Spot Hidden",
+                "--seed",
+                "1",
+            ]
+        )
+    assert stopped.value.code == 2
+    assert "given with --set: --set 'skill=Spot Hidden'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--lang", "es", "odds", "brujeria", "asustarse", "a=1", "b_2=x"])
+    assert "se da con --set: --set a=1 --set b_2=x" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a malformed option's value is not a parameter
+        main(["run", "brujeria", "asustarse", "--seed", "x=3"])
+    assert "--set:" not in capsys.readouterr().err
+
+
 def test_rulebook_alone_shows_its_commands_not_an_error(capsys):
     assert main([]) == 2
     shown = capsys.readouterr().err

@@ -429,3 +429,27 @@ def test_a_text_in_single_quotes_says_texts_take_double_quotes():
         dsl.load_text(text)
     assert "unknown name `hello`" in str(error.value)
     assert 'a text is written in double quotes: "hello"' in str(error.value)
+
+
+def test_a_result_inside_a_branch_says_how_to_give_one_result():
+    text = (
+        'rulebook "r" {\n  language "en"\n}\n'
+        'action a() "a" {\n  if d6 > 3 {\n    result { hit: yes }\n  }\n  result { hit: no }\n}\n'
+    )
+    with pytest.raises(RulebookError) as caught:
+        dsl.load_text(text)
+    (error,) = caught.value.diagnostics
+    assert "last statement" in str(error.message) and error.span.line == 6
+    assert "let the branches `set` what differs" in str(error.hint)
+
+
+def test_a_wrong_tie_rule_lists_each_allowed_word_once():
+    text = (
+        'rulebook "r" {\n  language "en"\n}\n'
+        'check c() "c" { roll d6 }\n'
+        'opposed o() "o" {\n  roll c()\n  against c()\n  tie against\n}\n'
+    )
+    with pytest.raises(RulebookError) as caught:
+        dsl.load_text(text)
+    hint = str(caught.value.hint)
+    assert hint == "expected none, reroll, ours or theirs"

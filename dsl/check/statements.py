@@ -20,7 +20,17 @@ class StatementChecks(CheckerHost):
         for i, statement in enumerate(statements):
             if isinstance(statement, n.Result):
                 if not top or i != len(statements) - 1:
-                    self.error(tr("`result` is the last statement of an action"), statement.span)
+                    hint = (
+                        None
+                        if top
+                        else tr(
+                            "one `result` closes the action: let the branches `set` what differs"
+                            " (`let hit = no` before the `if`, `set hit to yes` inside)"
+                        )
+                    )
+                    self.error(
+                        tr("`result` is the last statement of an action"), statement.span, hint
+                    )
                 fields = {}
                 for name, expr in statement.fields:
                     fields[name] = t.value_of(self.expr(expr, inner))  # a record holds values

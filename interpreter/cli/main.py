@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import shlex
 import sys
 from pathlib import Path
 
@@ -74,11 +75,16 @@ class Parser(argparse.ArgumentParser):
             super().__init__(*args, **kwargs)
         self.json_errors = json_errors
         self.command_hint: str | None = None  # (a Message: dsl.errors.did_you_mean's)
+        self.stray: list[str] = []  # the words of the command line argparse did not take
         self.register("action", "parsers", Commands)
 
     def parse_args(self, args=None, namespace=None):
-        with words.speaking(self.language):
-            return super().parse_args(args, namespace)
+        with words.speaking(self.language):  # (argparse's own, keeping the stray words)
+            parsed, stray = super().parse_known_args(args, namespace)
+            if stray:
+                self.stray = stray
+                self.error(argparse._("unrecognized arguments: %s") % " ".join(stray))
+            return parsed
 
     def parse_known_args(self, args=None, namespace=None):
         with words.speaking(self.language):
@@ -115,6 +121,13 @@ class Parser(argparse.ArgumentParser):
         if sheets:  # `rulebook run book.rules act hero.yaml`: a first run often reads so
             hint = tr("a character sheet is given with --char: --char {file}", file=sheets[0])
             message += "\n" + translate(hint, self.language)
+        settings = [shlex.quote(w) for w in self.stray if _reads_as_setting(w)]
+        if settings:  # `rulebook run book.rules act stat=REF`
+            hint = tr(
+                "an action's parameter is given with --set: {settings}",
+                settings=" ".join("--set " + w for w in settings),
+            )
+            message += "\n" + translate(hint, self.language)
         if self.json_errors:
             from interpreter.json_data import dumps, usage_error_data
 
@@ -122,6 +135,12 @@ class Parser(argparse.ArgumentParser):
             self.exit(2)
         with words.speaking(self.language):
             super().error(message)
+
+
+def _reads_as_setting(word: str) -> bool:
+    """Whether a stray word of a command line reads as NAME=VALUE (a parameter)."""
+    name, equals, _ = word.partition("=")
+    return bool(equals and name.replace("_", "").isalnum())
 
 
 class Commands(argparse._SubParsersAction):
