@@ -83,7 +83,8 @@ class Parser(argparse.ArgumentParser):
             parsed, stray = super().parse_known_args(args, namespace)
             if stray:
                 self.stray = stray
-                self.error(argparse._("unrecognized arguments: %s") % " ".join(stray))
+                said = vars(argparse)["_"]  # (argparse's own words, as words.speaking swapped them)
+                self.error(said("unrecognized arguments: %s") % " ".join(stray))
             return parsed
 
     def parse_known_args(self, args=None, namespace=None):
