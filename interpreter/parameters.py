@@ -485,13 +485,15 @@ def _choice(where, kind: str, value, book: Rulebook, limits):
             value = number
     if among(value, choices):
         return value
-    if kind == "skill" and book.open_skills is not None and isinstance(value, str):
-        return value
+    open_list = kind == "skill" and book.open_skills is not None
+    if open_list and isinstance(value, str) and not _writes_a_number(value, limits):
+        return value  # (any name: a skill the sheet lacks reads the open list's default)
     choices = sorted(choices, key=str)
     refused = digits_refused(value) if isinstance(value, str) else None
     hint = (
         refused
         or did_you_mean(str(value), [str(c) for c in choices])
+        or (open_list and tr("a skill's name: the action reads its value from the sheet"))
         or tr("choices: {choices}", choices=", ".join(map(str, choices)))
     )
     raise ParameterError(
@@ -527,6 +529,14 @@ def list_items(text: str) -> list[str]:
         for item in items
         if item
     ]
+
+
+def _writes_a_number(text: str, limits) -> bool:
+    """Whether a text writes a number (`50`): never a skill's name, even in an open list."""
+    try:
+        return read_number(text, limits) is not None
+    except ValueError:
+        return False
 
 
 def maybe_number(text: str, limits=DEFAULT_LIMITS):

@@ -14,7 +14,7 @@ from dsl.errors import RulebookError
 from interpreter import ChoiceNotOpen, Engine, ForcedDice, render_text
 from interpreter.cli import main
 from interpreter.dice import TypedDice
-from interpreter.errors import EvaluationError
+from interpreter.errors import EvaluationError, ParameterError
 
 MOMENTUM = """
 rulebook "Momentum" { }
@@ -453,3 +453,20 @@ def test_a_wrong_tie_rule_lists_each_allowed_word_once():
         dsl.load_text(text)
     hint = str(caught.value.hint)
     assert hint == "expected none, reroll, ours or theirs"
+
+
+OPEN_SKILLS = """rulebook "r" {\n  language "en"\n}
+sheet {\n  skills in 0..99 default 0\n}
+check skill_roll(skill: skill) "Skill roll" {\n  roll d100 <= skill\n}
+"""
+
+
+@pytest.mark.parametrize("given", [50, "50", "-3"])
+def test_an_open_skill_given_as_a_number_is_refused_not_read_as_a_name(given):
+    engine = Engine(dsl.load_text(OPEN_SKILLS))
+    sheet = engine.sheet({})
+    with pytest.raises(ParameterError) as caught:
+        engine.run("skill_roll", sheet, {"skill": given}, dice=ForcedDice([1]))
+    assert "a skill's name" in str(caught.value.hint)
+    named = engine.run("skill_roll", sheet, {"skill": "Spot Hidden"}, dice=ForcedDice([1]))
+    assert named.result.target == 0  # (any name: the open list's default)
