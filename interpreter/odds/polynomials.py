@@ -14,7 +14,8 @@ def too_many_ways(budget: int):
     """Why an answer is not exact, in a game master's words: the dice fall in too many
     ways to count (past the budget of work, `--budget`)."""
     return tr(
-        "the dice can fall in too many ways to count them all (budget {budget})", budget=budget
+        "the dice can fall in too many ways to count them all within a budget of {budget}",
+        budget=budget,
     )
 
 
