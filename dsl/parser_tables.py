@@ -6,6 +6,7 @@ automaton made, every pair of terminals compared); reading them back takes a ten
 a copy beside the grammar (`grammar/rulebook.tables.json`), made by
 
     python -m dsl.parser_tables          # after any change to grammar/rulebook.lark
+                                         # (or to Lark's version; --force: in any case)
 
 so that a fresh install, an empty cache folder or a read-only home start as fast as a warm
 one. The file is the same tagged JSON as the cache's (data only: reading it runs nothing),
@@ -76,11 +77,25 @@ def shipped_path() -> Path:
     return Path(str(resources.files("grammar").joinpath(FILE_NAME)))
 
 
-def main() -> int:
-    """Build the tables from the grammar as it is now and write the shipped file."""
+def build() -> lark.Lark:
+    """The parser built from the grammar as it is now (most of a second)."""
+    return lark.Lark(grammar_text(), **OPTIONS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the tables from the grammar as it is now and write the shipped file; a file
+    already made for this grammar and this Lark is kept (`--force` makes it again).
+
+    Lark numbers the automaton's states and terminals in an order that changes from one
+    build to the next, so a file made again for the same grammar differs byte for byte
+    while meaning the same: kept, a checkout has no change to commit."""
+    force = "--force" in (sys.argv[1:] if argv is None else argv)
     digest = grammar_digest()
-    built = lark.Lark(grammar_text(), **OPTIONS)
     path = shipped_path()
+    if not force and read(digest) is not None:
+        print(f"{path} is up to date (Lark {lark.__version__}); --force makes it again")
+        return 0
+    built = build()
     path.write_bytes(encode(digest, built))
     print(f"wrote {path} ({path.stat().st_size:,} bytes, Lark {lark.__version__})")
     return 0

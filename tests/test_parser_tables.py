@@ -80,3 +80,19 @@ def test_without_the_shipped_tables_the_parser_is_built_and_kept_in_the_cache(
     monkeypatch.setattr(parser_tables, "read", lambda digest: None)
     assert parser.lark_parser().parse("1 + 2", start="expression")
     assert len(list(empty_cache.glob("parser-*.json"))) == 1
+
+
+def test_making_the_tables_again_for_the_same_grammar_keeps_the_file(monkeypatch, capsys):
+    if parser_tables.read(DIGEST) is None:
+        pytest.skip("the shipped tables were made with another Lark")
+
+    def no_building(*args, **kwargs):  # (Lark numbers states anew each build: bytes differ)
+        raise AssertionError("the tables were built again")
+
+    before = parser_tables.shipped_path().read_bytes()
+    monkeypatch.setattr(parser_tables, "build", no_building)
+    assert parser_tables.main([]) == 0
+    assert "up to date" in capsys.readouterr().out
+    assert parser_tables.shipped_path().read_bytes() == before
+    with pytest.raises(AssertionError, match="built again"):
+        parser_tables.main(["--force"])
