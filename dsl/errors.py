@@ -83,12 +83,24 @@ class Span:
         text = self.source.line_text(line)
         end_line, end_col = self.source.line_col(max(self.start, self.end))
         width = (end_col - col) if end_line == line else len(text) - col + 1
+        if len(text) > EXCERPT_WIDTH:  # a long line: the part around the span, cut with …
+            first = max(0, min(col - 1 - EXCERPT_BEFORE, len(text) - EXCERPT_WIDTH))
+            cut_before, cut_after = first > 0, first + EXCERPT_WIDTH < len(text)
+            text = "…" * cut_before + text[first : first + EXCERPT_WIDTH] + "…" * cut_after
+            col = col - first + cut_before
+            width = min(width, len(text) - col + 1 - cut_after)
         caret = " " * (col - 1) + "^" * max(1, width)
         return f"    {shown(text)}\n    {caret}"
 
     def to(self, other: Span) -> Span:
         """The span from this one's start to the other's end."""
         return Span(self.source, self.start, max(self.end, other.end))
+
+
+#: most characters of a source line an excerpt shows (a longer one is cut around the span,
+#: showing this many before the span's start)
+EXCERPT_WIDTH = 160
+EXCERPT_BEFORE = 60
 
 
 def shown(line: str) -> str:

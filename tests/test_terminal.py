@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsl.errors import shown as excerpt_shown
@@ -89,3 +89,43 @@ def test_shown_leaves_no_control_and_changes_nothing_else(text):
     line = text.replace("\n", " ").replace("\t", " ")
     assert len(excerpt_shown(line)) == len(line)
     assert raw_in(excerpt_shown(line)) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    before=st.integers(0, 90),  # (a chain of at most 180 operations: within MAX_DEPTH)
+    after=st.integers(0, 90),
+    name=st.text(alphabet="abcxyz_", min_size=1, max_size=30),
+)
+def test_an_excerpt_of_a_long_line_is_cut_around_its_span_with_the_caret_under_it(
+    before, after, name
+):
+    import dsl
+    from dsl.errors import EXCERPT_WIDTH, RulebookError
+
+    line = "1 + " * before + "unknown_" + name + " + 1" * after
+    text = f'rulebook "r" {{}}\naction a() "a" {{ let x = {line}\n result {{ x: x }} }}\n'
+    with pytest.raises(RulebookError) as caught:
+        dsl.load_text(text)
+    message, shown_line, caret = caught.value.render().splitlines()[:3]
+    assert "unknown name" in message
+    assert len(shown_line) <= 4 + EXCERPT_WIDTH + 2  # (its indent, and … at each cut end)
+    at = caret.index("^")
+    assert shown_line[at:].startswith("unknown_" + name[: len(shown_line) - at - 8])
+    assert caret.count("^") <= len("unknown_" + name)
+
+
+def test_a_name_longer_than_a_screen_is_refused_at_its_first_letter():
+    import dsl
+    from dsl.build.walk import MAX_NAME_LENGTH
+    from dsl.errors import RulebookError
+
+    for name, ok in (("a" * MAX_NAME_LENGTH, True), ("a" * (MAX_NAME_LENGTH + 1), False)):
+        text = f'rulebook "r" {{}}\naction {name}() "a" {{ result {{ x: 1 }} }}\n'
+        if ok:
+            dsl.load_text(text)
+            continue
+        with pytest.raises(RulebookError) as caught:
+            dsl.load_text(text)
+        assert f"a name of more than {MAX_NAME_LENGTH} characters" in str(caught.value)
+        assert caught.value.span.end - caught.value.span.start == 1

@@ -19,6 +19,10 @@ from dsl.plain_dice import read_expression
 MAX_DEPTH = 200
 #: most digits a number written in a rulebook may have (as `Limits.number_digits` at run time)
 MAX_DIGITS = 1000
+#: most characters of a name (the shipped rulebooks' longest has 32): every hint, trace,
+#: outline and page that lists names shows them whole
+MAX_NAME_LENGTH = 100
+_NAMES = frozenset({"NAME", "QUOTED_NAME"})
 
 
 @attrs.frozen
@@ -146,6 +150,8 @@ class TreeWalk:
                     stack.append((node,))
                     stack.extend(reversed(node.children))
                 else:  # a token, or None for an absent optional part
+                    if node is not None and len(node) > MAX_NAME_LENGTH and node.type in _NAMES:
+                        raise self._too_long(node)
                     values.append(node)
                     depths.append(0)
                 continue
@@ -164,6 +170,14 @@ class TreeWalk:
             values.append(handlers[node.data](self, span, *built))
             depths.append(depth)
         return values[0]
+
+    def _too_long(self, token: Token) -> RulebookSyntaxError:
+        span = self._token_span(token)
+        return RulebookSyntaxError(
+            tr("a name of more than {max_length} characters", max_length=MAX_NAME_LENGTH),
+            Span(span.source, span.start, span.start + 1),  # (its first letter: not a screenful)
+            tr("choose a shorter name; a longer text goes in a note or a comment"),
+        )
 
     def _too_deep(self, node: Tree, span: Span) -> RulebookSyntaxError:
         """An expression past MAX_DEPTH. A chain of one operator (`1 + 1 + ... + 1`) is
