@@ -83,12 +83,7 @@ class Span:
         text = self.source.line_text(line)
         end_line, end_col = self.source.line_col(max(self.start, self.end))
         width = (end_col - col) if end_line == line else len(text) - col + 1
-        if len(text) > EXCERPT_WIDTH:  # a long line: the part around the span, cut with …
-            first = max(0, min(col - 1 - EXCERPT_BEFORE, len(text) - EXCERPT_WIDTH))
-            cut_before, cut_after = first > 0, first + EXCERPT_WIDTH < len(text)
-            text = "…" * cut_before + text[first : first + EXCERPT_WIDTH] + "…" * cut_after
-            col = col - first + cut_before
-            width = min(width, len(text) - col + 1 - cut_after)
+        text, col, width = windowed(text, col, width)
         caret = " " * (col - 1) + "^" * max(1, width)
         return f"    {shown(text)}\n    {caret}"
 
@@ -101,6 +96,19 @@ class Span:
 #: showing this many before the span's start)
 EXCERPT_WIDTH = 160
 EXCERPT_BEFORE = 60
+
+
+def windowed(text: str, col: int, width: int) -> tuple[str, int, int]:
+    """A line to show with a caret under `width` characters from `col` (1-based): a line
+    longer than EXCERPT_WIDTH cut around them, with … where it was cut, and where the
+    caret then goes (its column and width)."""
+    if len(text) <= EXCERPT_WIDTH:
+        return text, col, width
+    first = max(0, min(col - 1 - EXCERPT_BEFORE, len(text) - EXCERPT_WIDTH))
+    cut_before, cut_after = first > 0, first + EXCERPT_WIDTH < len(text)
+    text = "…" * cut_before + text[first : first + EXCERPT_WIDTH] + "…" * cut_after
+    col = col - first + cut_before
+    return text, col, min(width, len(text) - col + 1 - cut_after)
 
 
 def shown(line: str) -> str:

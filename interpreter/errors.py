@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dsl.errors import KINDS, RulebookError, Span
+from dsl.errors import KINDS, RulebookError, Span, windowed
 from dsl.errors import shown as seen
 from dsl.messages import Message, tr, translate
 from interpreter.limits import DEFAULT_LIMITS
@@ -172,10 +172,9 @@ class SheetError(RulebookError):
         head = f"{kind}: {translate(self.message, language)}"
         text = f"{where}: {head}" if where else head
         if self.line is not None and self.column is not None:
-            shown = seen(self.line_text[: max(100, self.column + 20)])  # a long line, cut short
-            width = max(1, min(self.width, len(shown) - self.column + 1))
-            caret = " " * (self.column - 1) + "^" * width
-            text += f"\n    {shown}\n    {caret}"
+            line, column, width = windowed(self.line_text, self.column, self.width)
+            caret = " " * (column - 1) + "^" * max(1, min(width, len(line) - column + 1))
+            text += f"\n    {seen(line)}\n    {caret}"
         return text + (f"\n    {translate(self.hint, language)}" if self.hint else "")
 
 

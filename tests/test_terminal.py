@@ -4,6 +4,7 @@ line, never obeyed by the terminal (interpreter.cli.terminal, dsl.errors.shown).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -129,3 +130,15 @@ def test_a_name_longer_than_a_screen_is_refused_at_its_first_letter():
             dsl.load_text(text)
         assert f"a name of more than {MAX_NAME_LENGTH} characters" in str(caught.value)
         assert caught.value.span.end - caught.value.span.start == 1
+
+
+def test_a_sheet_error_on_a_long_line_shows_the_part_around_it(tmp_path, capsys):
+    from dsl.errors import EXCERPT_WIDTH
+
+    sheet = tmp_path / "long.yaml"
+    sheet.write_text("Sanity: 50\nLuck: " + "x" * 5000 + "\n", encoding="utf-8")
+    cthulhu = str(Path(__file__).parents[1] / "examples" / "games" / "cthulhu.rules")
+    assert main(["run", cthulhu, "skill_roll", "--char", str(sheet), "--set", "skill=Spot"]) == 3
+    shown_line, caret = capsys.readouterr().err.splitlines()[1:3]
+    assert len(shown_line) <= 4 + EXCERPT_WIDTH + 2 and "…" in shown_line
+    assert "^" in caret and caret.index("^") < len(shown_line)
