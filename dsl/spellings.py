@@ -234,16 +234,36 @@ def _python_ternary(text: str, position: int) -> tuple | None:
     )
 
 
+def _leading_name(text: str) -> str:
+    """The name a text starts with after spaces (`1d die`: `die`), or ''."""
+    rest = text.lstrip(" \t")
+    if rest == text or not rest[:1].isalpha():
+        return ""
+    end = 0
+    while end < len(rest) and (rest[end].isalnum() or rest[end] == "_"):
+        end += 1
+    return rest[:end]
+
+
 def _at_position(text: str, position: int) -> tuple | None:
     """What starts right at `position`: dice without sides (`2d`), AnyDice's power `^`,
     the second `/` of Python's `//` or `=` of `==`, `&&` and `||`, `x += 1`."""
     sideless = _NO_SIDES.match(text, position)
     if sideless is not None:  # `2d`: the count of dice, and no sides after the d
+        named = _leading_name(text[sideless.end() : sideless.end() + 120])
+        hint = (
+            tr(
+                "sides held in a name go in parentheses: {example}",
+                example=f"{sideless.group()}({named})",
+            )
+            if named
+            else tr("write the sides after the d: {example}", example=sideless.group() + "6")
+        )
         return (
             tr("`{term}` has no number of sides", term=sideless.group()),
             position,
             sideless.end(),
-            tr("write the sides after the d: {example}", example=sideless.group() + "6"),
+            hint,
         )
     if text[position - 1 : position + 1] == "==":  # most languages' comparison
         return (
@@ -297,6 +317,23 @@ def _at_position(text: str, position: int) -> tuple | None:
             position,
             position + 1,
             tr("as in {example}", example="2 ** 3"),
+        )
+    before = text[max(0, position - 40) : position].rstrip(" \t")
+    named = _leading_name(" " + text[position : position + 120])
+    if (
+        named
+        and before[-1:] in ("d", "D")
+        and not (before[-2:-1].isalnum() or before[-2:-1] == "_")
+    ):
+        return (  # `d die`: the d read as a name, then a name after it
+            tr(
+                "`{term} {name}` is not a die: sides held in a name go in parentheses",
+                term=before[-1],
+                name=named,
+            ),
+            position,
+            position + len(named),
+            tr("here, write {ours}", ours=f"{before[-1]}({named})"),
         )
     return None
 

@@ -165,6 +165,9 @@ def test_this_languages_reading_stays():
         ("8d100cs>95cf<5", 11, "counts its dice once", "write df: cs>95df<5"),
         ("2d + 3", 1, "`2d` has no number of sides", "after the d: 2d6"),
         ("1 + 3D", 5, "`3D` has no number of sides", "after the d: 3D6"),
+        ("2d sides + 1", 1, "`2d` has no number of sides", "in parentheses: 2d(sides)"),
+        ("1 + d size", 7, "`d size` is not a die", "write d(size)"),
+        ("D  faces", 4, "`D faces` is not a die", "write D(faces)"),
         ("d6 // 2", 4, "`//` is not an operator here", "floor(d6 / 2)"),
     ],
 )
@@ -194,6 +197,10 @@ def test_a_die_written_without_sides_or_with_two_ds_says_how_it_is_written(text,
 def test_names_that_look_like_dice_without_a_count_stay_names():
     with pytest.raises(RulebookError, match="unknown name `d20roll`"):
         roll("d20roll + 1")
+    for text in ("my_d x", "add x", "2d6 + dd x"):  # (a name ending in d, then a name)
+        with pytest.raises(RulebookError) as caught:
+            roll(text)
+        assert "is not a die" not in str(caught.value.render())
 
 
 @pytest.mark.parametrize(
