@@ -241,6 +241,9 @@ def test_odds_text_and_compare(capsys):
     )
     out = capsys.readouterr().out
     assert "B: difficulty=Very hard" in out and "+40.0000%" in out
+    lines = out.splitlines()  # each table under its letter, as the comparison names them
+    assert lines[0] == "A: as given" and "B: difficulty=Very hard" in lines
+    assert lines[lines.index("B: difficulty=Very hard") + 1].startswith("simple")
 
 
 # ─── the acceptance, on the shipped rulebooks ───────────────────────

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import dsl
 from dsl.errors import RulebookError
-from dsl.messages import tr
+from dsl.messages import tr, translate
 from interpreter.cli import arguments, options
 from interpreter.cli.choosing import answers_of, choose_option
 from interpreter.errors import ParameterError
@@ -133,11 +133,12 @@ def cmd_odds(args) -> int:
     if args.json:
         print(dumps(comparison_data(odds, other, names, options.language(args, book))))
         return 0
-    print(to_text(odds, args.fractions, options.language(args, book)))
-    print()
-    print(to_text(other, args.fractions, options.language(args, book)))
-    print()
-    print(compare_text(odds, other, names, options.language(args, book)))
+    language = options.language(args, book)
+    for letter, name, each in (("A", names[0], odds), ("B", names[1], other)):
+        print(f"{letter}: {translate(name, language)}")  # (both tables have one title)
+        print(to_text(each, args.fractions, language))
+        print()
+    print(compare_text(odds, other, names, language))
     return 0
 
 
