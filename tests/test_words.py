@@ -98,7 +98,8 @@ def test_a_seeded_run_says_its_seed_and_the_odds_say_how_exact_in_words(capsys):
     assert code == 0 and "(semilla 7)" in out and "al azar" not in out
     code, out, _ = command(capsys, "odds brujeria asustarse --char brujeria_bruja --field superado")
     assert code == 0 and "masa omitida" not in out and "e-15" not in out
-    assert "(exacto; se deja fuera menos de 1 posibilidad entre 100.000.000.000.000" in out
+    assert "menos de 1 posibilidad entre 100.000.000.000.000)" in out  # (no parenthesis inside)
+    assert out.count("(") == out.count(")") == 1
 
 
 def test_texts_are_listed_in_the_order_the_rulebook_writes_them(capsys):

@@ -54,7 +54,7 @@ def exactness(odds: Odds, language: str | None = None) -> str:
     if not odds.omitted:
         return said.render(language)
     return tr(
-        "{said}; left out: less than 1 chance in {odds} (outcomes too unlikely to follow)",
+        "{said}; left out: outcomes too unlikely to follow, less than 1 chance in {odds}",
         said=said,
         odds=one_in(odds.omitted, language),
     ).render(language)
