@@ -46,6 +46,12 @@ _WORDED_KEEP = re.compile(
     r"(?<![\w)])([0-9]*+[dD](?:[0-9]++|%|F))[ \t]++([a-zA-Z]++)[ \t]++([a-zA-Z]++)"
     r"(?:[ \t]++([0-9]++))?+(?![\w])"
 )
+# a reroll or a clamp in words: `3d6 reroll 1`, `10d6 min 2` (any case)
+_WORDED_MODIFIER = re.compile(
+    r"(?<![\w)])([0-9]*+[dD](?:[0-9]++|%|F))[ \t]++([a-zA-Z]++)[ \t]*+([0-9]++)(?![\w])"
+)
+#: the words of a reroll or a clamp, and ours (a reroll: once, or again and again)
+_MODIFIER_WORDS = {"reroll": ("ro", "rr"), "min": ("min",), "max": ("max",)}
 # two sides compared in words: `1d20+5 vs 15`, `2d6 versus 8` (any case)
 _VERSUS = re.compile(r"(?<=[\w)\]])[ \t]++([a-zA-Z]++\.?+)[ \t]++(?=[\w(\[])")
 # the modifiers a group takes, which come before the one it does not
@@ -93,6 +99,23 @@ def _worded(text: str, position: int) -> tuple | None:
                 match.start(2),
                 match.end(),
                 tr("here, write {ours}", ours=ours),
+            )
+    for match in _WORDED_MODIFIER.finditer(text, max(0, position - 40), position + 40):
+        dice, word, value = match.groups()
+        ours = _MODIFIER_WORDS.get(word.lower())
+        if ours is not None and match.start(2) <= position < match.end():
+            written = [f"{dice}{letters}{value}" for letters in ours]
+            return (
+                tr("`{word}` is written as a modifier right after its dice", word=word),
+                match.start(2),
+                match.end(),
+                tr("here, write {ours}", ours=written[0])
+                if len(written) == 1
+                else tr(
+                    "rerolled once: {once}; again and again: {again}",
+                    once=written[0],
+                    again=written[1],
+                ),
             )
     for match in _VERSUS.finditer(text, max(0, position - 40), position + 40):
         versus = match.group(1).lower() in ("vs", "vs.", "versus")
