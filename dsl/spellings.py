@@ -102,9 +102,9 @@ def _worded(text: str, position: int) -> tuple | None:
             )
     for match in _WORDED_MODIFIER.finditer(text, max(0, position - 40), position + 40):
         dice, word, value = match.groups()
-        ours = _MODIFIER_WORDS.get(word.lower())
-        if ours is not None and match.start(2) <= position < match.end():
-            written = [f"{dice}{letters}{value}" for letters in ours]
+        letters_of = _MODIFIER_WORDS.get(word.lower())
+        if letters_of is not None and match.start(2) <= position < match.end():
+            written = [f"{dice}{letters}{value}" for letters in letters_of]
             return (
                 tr("`{word}` is written as a modifier right after its dice", word=word),
                 match.start(2),
