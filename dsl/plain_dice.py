@@ -7,7 +7,8 @@ expressions most people roll are read here by a small exact reader: dice terms
 them. Anything else is None, and the caller takes the parser's way.
 
 The reader takes only what means the same here as through the parser and the checker,
-and gives no warning there: a count of 1 to 999 dice (none written: one), 2 to 9999 faces,
+and gives no warning there: a count of 1 to 999 dice (none written: one), 2 to 9999 faces
+(not 66: a d66 is warned about),
 keeping or dropping 1 to fewer than the count, numbers without leading zeros, at most
 MAX_TERMS terms. `tests/test_plain_dice.py` proves it: over generated expressions, its
 reading is the parser's (`as_node` against `dsl.parse_expression`, spans included), and
@@ -56,6 +57,8 @@ def read(text: str) -> tuple | None:
         k = int(found.group(5)) if found.group(5) else None
         if mode is not None and not 1 <= (1 if k is None else k) < (count or 1):
             return None  # a keep of all, or a drop of all: the checker has a word for it
+        if int(found.group(3)) == 66:
+            return None  # (a d66: the checker's warning says what a d66 is elsewhere)
         at = found.start(4)
         terms.append((sign, start, found.end(), (count, int(found.group(3)), mode, k, at)))
     return tuple(terms)

@@ -303,3 +303,14 @@ def test_a_number_in_scientific_notation_is_rewritten_to_its_exact_digits(whole,
     written = _with_digits(mantissa, f"{exponent:+d}")
     assert Fraction(written) == Fraction(mantissa) * Fraction(10) ** exponent
     assert "e" not in written and not written.endswith(".")
+
+
+@pytest.mark.parametrize("text", ["d66", "2d66 + 1", "1 + d66", "floor(d66 / 2)"])
+def test_a_d66_is_warned_to_be_66_faces_not_tens_and_units(text):
+    from dsl.plain_dice import read
+
+    warnings = expression_warnings(text)
+    assert len(warnings) == 1 and "dice of 66 faces" in warnings[0].message
+    assert "10 * d6 + d6" in warnings[0].hint
+    assert not expression_warnings("d{1..66}")
+    assert read("d66") is None  # (the plain reader gives no warnings: the parser's way)

@@ -43,6 +43,20 @@ class DiceChecks(CheckerHost):
                 self.whole(modifier.value, MIN_OR_MAX)
         for message, hint, span in node.notes:
             self.warning(message, span, hint)
+        if node.sides == 66:  # Traveller's and Warhammer's d66: two d6, tens and units
+            self.warning(
+                tr(
+                    "`{term}` rolls dice of 66 faces; a d66 of two d6 read as tens and units "
+                    "is 11 to 66",
+                    term=node.span.text,
+                ),
+                node.span,
+                tr(
+                    "for that, write {ours}; a die of 66 faces written d{{1..66}} says "
+                    "so without this warning",
+                    ours="10 * d6 + d6",
+                ),
+            )
         self.pointless(node)
         return t.ROLL
 
