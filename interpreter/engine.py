@@ -76,6 +76,14 @@ def _state_of(ctx: Context) -> State:
     return state
 
 
+def not_a_sheet(given: object) -> str:
+    """What an app is told when it runs an action against something not a Sheet."""
+    return (
+        f"a run needs a Sheet, not {type(given).__name__}: make one with "
+        "engine.sheet({...}) from its values, or engine.load_sheet(path) from a file"
+    )
+
+
 class Engine:
     """A rulebook compiled once; reusable and safe to share between threads."""
 
@@ -160,6 +168,10 @@ class Engine:
             return fast_run(self, runnable, fast, sheet, params, dice, trace, REUSE_RUNS)
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
+        except AttributeError:
+            if not isinstance(sheet, Sheet):  # (checked only once a run has failed)
+                raise TypeError(not_a_sheet(sheet)) from None
+            raise
 
     def _run(
         self,
@@ -500,6 +512,8 @@ class Engine:
         `Goal`, or its text: `"success"`, `"degree=critical"`, `"mean damage"`), found
         exactly: the odds under optimal play (`Odds.decisions`: how often each option is
         taken)."""
+        if not isinstance(sheet, Sheet):  # (an odds question is dear: one check costs nothing)
+            raise TypeError(not_a_sheet(sheet))
         if best is None:
             return action_odds(self, action, sheet, params or {}, field, choices=choices, **options)
         goal = best if isinstance(best, Goal) else Goal.parse(best)

@@ -470,3 +470,19 @@ def test_an_open_skill_given_as_a_number_is_refused_not_read_as_a_name(given):
     assert "a skill's name" in str(caught.value.hint)
     named = engine.run("skill_roll", sheet, {"skill": "Spot Hidden"}, dice=ForcedDice([1]))
     assert named.result.target == 0  # (any name: the open list's default)
+
+
+@pytest.mark.parametrize("given", [{}, None, "hero.yaml"])
+def test_a_run_or_odds_against_something_not_a_sheet_says_how_to_make_one(given):
+    engine = Engine(dsl.load_text(OPEN_SKILLS))
+    sheet = engine.sheet({})
+    for _ in range(3):  # (warmed: the run's own fast entry made)
+        engine.run("skill_roll", sheet, {"skill": "Spot"})
+    for ask in (
+        lambda: engine.run("skill_roll", given, {"skill": "Spot"}),
+        lambda: engine.run("skill_roll", given, {"skill": "Spot"}, trace=True),
+        lambda: Engine(engine.rulebook).run("skill_roll", given, {"skill": "Spot"}),
+        lambda: engine.odds("skill_roll", given, {"skill": "Spot"}),
+    ):
+        with pytest.raises(TypeError, match=r"a run needs a Sheet, not \w+: make one with"):
+            ask()
