@@ -166,16 +166,22 @@ def _joined(later: Later, length: int | None, language: str | None, detail: bool
         return None
     english = language is None or language == SOURCE_LANGUAGE
     texts, longer = [], 0  # (how much longer its English is: a text or number is the same)
+    measured = not english and length is not None
     for part in parts:
         kind = type(part)
         if kind is str:
             texts.append(part)
         elif kind is int:
             texts.append(str(part))
+        elif kind is Message:  # (its English is itself: `show_value(part)`, not made again)
+            shown = part.render(language)
+            texts.append(shown)
+            if measured:
+                longer += len(part) - len(shown)
         else:
             shown = show_value(part, language)
             texts.append(shown)
-            if not english and length is not None:
+            if measured:
                 longer += len(show_value(part)) - len(shown)
     text = "".join(texts)
     if length is not None and len(text) + longer > TEXT_ROOM * length:

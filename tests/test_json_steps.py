@@ -174,3 +174,63 @@ def test_a_steps_data_is_cut_and_written_in_one_pass(monkeypatch):
     monkeypatch.setattr(steps_json.SWITCH, "data_once", False)
     assert run_data(_asustarse(2), "es") == document
     assert len(asked) > 5
+
+
+def _without_check_parts(monkeypatch) -> None:
+    """A check's line and detail then read as `Step.text` and `Step.detail` read them
+    (its Message made, then rendered), not written from their parts."""
+    from interpreter.compile.check_terms import check_detail, check_line
+    from interpreter.trace import JOINED
+
+    monkeypatch.delitem(JOINED, check_line)
+    monkeypatch.delitem(JOINED, check_detail)
+
+
+@pytest.mark.parametrize(("rulebook", "action", "character", "params"), RUNS)
+@pytest.mark.parametrize("shown_length", [None, 12, 60])
+def test_a_checks_line_written_from_its_parts_is_the_line_read(
+    rulebook, action, character, params, shown_length, monkeypatch
+):
+    engine = Engine.of(dsl.load(rulebook))
+    if shown_length is not None:  # (a bounded trace: a line past its room is cut as read)
+        engine = Engine(engine.rulebook, attrs.evolve(engine.limits, shown_length=shown_length))
+    sheet = engine.load_sheet(str(characters_folder() / f"{character}.yaml"))
+    runs = [
+        [engine.run(action, sheet, params, dice=SeededDice(seed), trace=True) for _ in "ab"]
+        for seed in range(6)
+    ]
+    written = [
+        [_written(one, language, True) for language in (None, "es", "en")] for one, _ in runs
+    ]
+    _without_check_parts(monkeypatch)
+    for (_, other), texts in zip(runs, written, strict=True):
+        assert texts == [_written(other, language, True) for language in (None, "es", "en")]
+
+
+def test_a_checks_line_is_written_from_its_parts(monkeypatch):
+    """Fails with the check's parts not in trace.JOINED: its line is then made a Message
+    (`CompiledCheck.describe`), then rendered in the answer's language."""
+    from interpreter.compile.checks import CompiledCheck
+
+    engine = Engine.of(dsl.load("brujeria"))
+    sheet = engine.load_sheet(str(characters_folder() / "brujeria_investigadora.yaml"))
+    outcome = engine.run("asustarse", sheet, {}, dice=SeededDice(1), trace=True)
+    calls = []
+    original = CompiledCheck.describe
+    monkeypatch.setattr(CompiledCheck, "describe", lambda *a: calls.append(a) or original(*a))
+    document = run_data(outcome, "es")
+    assert any(step["kind"] == "check" for step in document["trace"])
+    assert calls == []
+
+
+def test_a_checks_line_whose_head_a_catalogue_translates_is_written_whole(monkeypatch):
+    """A catalogue writing the head (`{label}: {terms} = {total}`) otherwise: the line is
+    then one part, the check's own Message, rendered in the language as read."""
+    from interpreter.compile import check_terms
+
+    engine = Engine.of(dsl.load("brujeria"))
+    sheet = engine.load_sheet(str(characters_folder() / "brujeria_investigadora.yaml"))
+    runs = [engine.run("asustarse", sheet, {}, dice=SeededDice(s), trace=True) for s in (1, 1)]
+    flat = _written(runs[0], "es", True)
+    monkeypatch.setattr(check_terms, "_as_is_everywhere", lambda template: False)
+    assert _written(runs[1], "es", True) == flat

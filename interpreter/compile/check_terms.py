@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dsl.messages import Message, tr
+import functools
+
+from dsl.messages import Message, available_languages, catalogue_for, tr
 from interpreter.compile.arithmetic import as_number
 from interpreter.roll_steps import faces_text
 from interpreter.state import place_text
-from interpreter.trace import Later, made
+from interpreter.trace import JOINED, Later, made
 from interpreter.values import normalize, show
 
 THE_TERM = tr("the term {label}")
@@ -149,3 +151,52 @@ def _spaced(parts: list) -> Message:
         if i % 2 == 0 and i + 1 < len(parts):
             out.append(" ")
     return Message.joined(out)
+
+
+def check_line(check, terms: Shown, fields) -> Message:
+    """A check's step's text (`CompiledCheck.describe`), made when read; written in a
+    language from its parts (`check_line_parts`, trace.JOINED), no Message made."""
+    return check.describe(terms, fields)
+
+
+def check_detail(check, terms: Shown, fields) -> Message | None:
+    """A check's step's detail (`CompiledCheck.detail`), as `check_line`."""
+    return check.detail(terms, fields)
+
+
+def check_line_parts(check, terms: Shown, fields) -> list:
+    """The parts `check_line` joins: the label, the terms, the total, then the tail (the
+    head `{label}: {terms} = {total}` flattened where every catalogue writes it as it is;
+    else the line itself, one part)."""
+    return _line_parts(check, terms, fields, True)
+
+
+def check_detail_parts(check, terms: Shown, fields) -> list | None:
+    """The parts `check_detail` joins, or None when it has none (the terms read alike)."""
+    if terms.both()[1] is None:
+        return None
+    return _line_parts(check, terms, fields, False)
+
+
+def _line_parts(check, terms: Shown, fields, brief: bool) -> list:
+    text, computed = terms.both()
+    shown = text if brief or computed is None else computed
+    # (the template of `CompiledCheck.describe`'s head: tests/test_json_steps.py compares)
+    if shown.parts is None or not _as_is_everywhere("{label}: {terms} = {total}"):
+        return [check.describe(terms, fields, brief)]
+    if terms.tail is None:  # (as `describe` makes it: once for the text and the detail)
+        terms.tail = check._tail(terms.length, fields)
+    return [check.label, ": ", *shown.parts, " = ", fields["total"], *terms.tail]
+
+
+@functools.cache  # (a template or two, the catalogues being the package's)
+def _as_is_everywhere(template: str) -> bool:
+    """Whether every catalogue shipped translates `template` as it is."""
+    for language in available_languages():
+        catalogue = catalogue_for(language)
+        if catalogue is not None and catalogue.gettext(template) != template:
+            return False
+    return True
+
+
+JOINED[check_line], JOINED[check_detail] = check_line_parts, check_detail_parts

@@ -13,6 +13,7 @@ from dsl import types as t
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
+from interpreter.compile import check_terms
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
 from interpreter.compile.check_terms import Shown, TermLabel, explained_sum
@@ -188,12 +189,12 @@ class CompiledCheck(CallFrame):
         shown = Shown(given, length)
         return (
             "check",
-            Later(self.describe, shown, record),
+            Later(check_terms.check_line, self, shown, record),
             None,
             Later(_check_data, self.node.name, record),
             depth,
             None,
-            Later(self.detail, shown, record),
+            Later(check_terms.check_detail, self, shown, record),
             False,
             self.node.span,
             bounded,

@@ -91,11 +91,11 @@ def main(sock: socket.socket, folder: str, settings: dict) -> None:
         received = frames.receive(sock)
         if received is None:
             return  # the server is gone
-        kind, _status, payload = received
+        kind, status, payload = received
         if kind != frames.JOB:
             continue
         before: list[bytes] = []  # frames of the answer, sent with it: one write, one read
-        job = json.loads(payload)
+        job = frames.job_of(payload, status)
         status, body = one(sock, table, library, settings, job, before, notice)
         retiring = _holds_more_than(settings.get("rss", 1 << 62))
         if retiring:  # said first: the server gives this process no other job
