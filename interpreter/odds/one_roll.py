@@ -93,12 +93,11 @@ def still_ends(explorer, body: tuple, worlds: list, live_out) -> list | None:
     saved, peak = explorer.lost, explorer.peak
     ctx, roller = explorer.ctx, explorer.roller
     limit = ctx.limits.steps_per_run
-    ends = []
+    ends: list = []
     ctx.depth = ctx.calls = explorer.depth
     for world in worlds:
         start = world.steps[1] + entry
         if start > limit:
-            ends = None
             break
         explorer.work()
         ctx.env = dict(world.env)
@@ -109,12 +108,12 @@ def still_ends(explorer, body: tuple, worlds: list, live_out) -> list | None:
         try:
             run(ctx)
         except (Branch, *STOPS):
-            ends = None
             break
         explorer.counted(start)
         ends.append(World(ctx.env, ctx.state, world.weight, (ctx.steps, ctx.steps)))
-    if ends is None:
+    if len(ends) < len(worlds):  # (one asked for more: what was found dropped)
         explorer.lost, explorer.peak = saved, peak
+        return None
     return ends
 
 
@@ -144,6 +143,7 @@ def _runs(explorer, body: tuple, letting, tail, world: World) -> list | None:
     roller.weight = world.weight
     roller.binding = letting
     ctx.recount(start)
+    dist = None  # (no roll: one world, on to the rest)
     try:
         body[0].run(ctx)
     except Branch as branch:
@@ -152,8 +152,6 @@ def _runs(explorer, body: tuple, letting, tail, world: World) -> list | None:
         dist = branch.dist
     except STOPS:
         return None
-    else:  # (no roll: one world, on to the rest)
-        dist = None
     roller.binding = None
     explorer.counted(start)
     env, state, steps = ctx.env, ctx.state, ctx.steps
@@ -165,6 +163,9 @@ def _runs(explorer, body: tuple, letting, tail, world: World) -> list | None:
         if short:
             explorer.lost.add(times(world.weight, short, dist.total))
         values = list(explorer.weighted(dist, world.weight))
+        most = explorer.most_worlds
+        if most is not None and len(values) > most:
+            return None  # (a sign the joint is large: the explorer's `let` tells, as before)
     ends = []
     for value, weight in values:
         explorer.work()
