@@ -15,6 +15,7 @@ from interpreter import Engine
 
 HEADER = """sheet {
   attribute A in 0..3
+  counter B in 0..9 default 0
 }
 
 symbols hit, crit, miss
@@ -63,6 +64,19 @@ action act() {
 """,
 }
 
+#: a pass that writes the sheet (each world its own copy of it)
+ROLLED["a pass writing the sheet"] = """
+action act() {
+  let hits = 0
+  repeat 2 times {
+    let r = 1d4
+    if r = 4 { set B to B + 1 }
+    set hits to hits + r
+  }
+  result { hits: hits, b: B }
+}
+"""
+
 #: passes this does not take whole: a second roll, a failure, a die held unrolled
 OTHERS = {
     "a second roll in the pass": """
@@ -104,6 +118,12 @@ action act() {
 """
 
 
+#: the same, writing the sheet where a die shows 6
+DRAWN_WRITES = DRAWN.replace(
+    "if d = 6 { set hits to hits + 2 }", "if d = 6 { set hits to hits + 2  set B to B + 1 }"
+).replace("ok: hits > slips", "ok: hits > slips, b: B")
+
+
 def _answered(monkeypatch, name: str) -> list:
     """The passes `name` (one_roll_ends or still_ends) answered, as passes.py calls it."""
     found = getattr(passes, name)
@@ -143,9 +163,10 @@ def test_passes_that_roll_more_or_fail_are_explored(monkeypatch, name):
 
 
 @pytest.mark.parametrize("value", [0, 2])
-def test_a_pass_over_a_pools_dice_runs_once_per_face(monkeypatch, value):
+@pytest.mark.parametrize("text", [DRAWN, DRAWN_WRITES])
+def test_a_pass_over_a_pools_dice_runs_once_per_face(monkeypatch, value, text):
     seen = _answered(monkeypatch, "still_ends")
-    assert_counted_as_run(HEADER + DRAWN, {"A": value})
+    assert_counted_as_run(HEADER + text, {"A": value})
     assert seen and max(seen) == 6, "not run once per face"
 
 

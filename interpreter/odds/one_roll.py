@@ -22,7 +22,7 @@ it (a unit a run, and the steps): the same answer, exact or not, either way.
 from __future__ import annotations
 
 from dsl import nodes as n
-from interpreter.compiled import Binding, Plain, block_key
+from interpreter.compiled import Binding, Branches, Plain, block_key
 from interpreter.odds.direct import HELD, still_run
 from interpreter.odds.roller import Branch, Letting
 from interpreter.odds.weights import Mass, times
@@ -51,7 +51,7 @@ def one_roll_ends(explorer, body: tuple, world: World, live_out) -> list | None:
     plan = _plan(explorer, body, live_out)
     if plan is None:
         return None
-    name, live, reads, tail = plan
+    name, live, reads, tail, writes = plan
     env = world.env
     for read in reads:  # (a value only the explorer's own steps read: its to run)
         if type(env.get(read)) in HELD:
@@ -60,7 +60,7 @@ def one_roll_ends(explorer, body: tuple, world: World, live_out) -> list | None:
     saved, peak = explorer.lost, explorer.peak
     explorer.lost = Mass()
     try:
-        ends = _runs(explorer, body, letting, tail, world)
+        ends = _runs(explorer, body, letting, (tail, writes), world)
     finally:
         lost, explorer.lost = explorer.lost, saved
         explorer.roller.binding = None
@@ -81,7 +81,7 @@ def still_ends(explorer, body: tuple, worlds: list, live_out) -> list | None:
     run = still_run(explorer, body, live_out)
     if run is None:
         return None
-    reads = _reads(explorer, body)
+    reads, writes = _reads(explorer, body)
     entry = block_steps(body)
     for world in worlds:
         env = world.env
@@ -101,7 +101,7 @@ def still_ends(explorer, body: tuple, worlds: list, live_out) -> list | None:
             break
         explorer.work()
         ctx.env = dict(world.env)
-        ctx.state = world.state.copy()
+        ctx.state = world.state.copy() if writes else world.state
         roller.pins, roller.cursor = (), 0
         roller.weight = world.weight
         ctx.recount(start)
@@ -118,19 +118,37 @@ def still_ends(explorer, body: tuple, worlds: list, live_out) -> list | None:
 
 
 def _reads(explorer, body: tuple) -> tuple:
-    """The names a block's statements read (found once per block)."""
+    """(the names a block's statements read, whether one may write the sheet), found
+    once per block."""
     key = ("reads", block_key(body))
     found = explorer.liveness.get(key)
     if found is None:
         reads: set = set()
         for statement in body:
             reads.update(explorer.names_read(statement.node).needs)
-        found = explorer.liveness[key] = tuple(sorted(reads))
+        found = explorer.liveness[key] = (tuple(sorted(reads)), _writes(body))
     return found
 
 
-def _runs(explorer, body: tuple, letting, tail, world: World) -> list | None:
-    """The first statement's run up to its roll, then the rest once per value."""
+def _writes(statements: tuple) -> bool:
+    """Whether a block that rolls nothing may write the sheet: a `set` of anything but a
+    local name (a `let`, an `if`'s test, a `require` write none), in its `if`s' too. (Its
+    runs then share the world's sheet, not each a copy.)"""
+    for statement in statements:
+        shape = statement.shape
+        if isinstance(statement.node, n.Set) and not (type(shape) is Binding and shape.local):
+            return True
+        if type(shape) is Branches:
+            blocks = [branch.body for branch in shape.branches] + [shape.otherwise]
+            if any(_writes(block) for block in blocks):
+                return True
+    return False
+
+
+def _runs(explorer, body: tuple, letting, rest, world: World) -> list | None:
+    """The first statement's run up to its roll, then the rest once per value (`rest`:
+    its run, whether it may write the sheet)."""
+    tail, writes = rest
     ctx, roller = explorer.ctx, explorer.roller
     start = world.steps[1] + block_steps(body)  # (the block's own, counted on entering it)
     if start > ctx.limits.steps_per_run:
@@ -170,7 +188,7 @@ def _runs(explorer, body: tuple, letting, tail, world: World) -> list | None:
     for value, weight in values:
         explorer.work()
         ctx.env = {**env, name: value}
-        ctx.state = state.copy()
+        ctx.state = state.copy() if writes else state
         roller.pins, roller.cursor = (), 0
         roller.weight = weight
         ctx.recount(steps)
@@ -212,7 +230,7 @@ def _planned(explorer, body: tuple, live_out):
     reads: set = set()
     for statement in body:
         reads.update(explorer.names_read(statement.node).needs)
-    return node.name, live[0], tuple(sorted(reads)), run
+    return node.name, live[0], tuple(sorted(reads)), run, _writes(rest)
 
 
 def _nothing(ctx) -> None:  # noqa: ARG001 (a block's run: its statements, none here)
