@@ -24,6 +24,7 @@ become worlds again and the loop goes on pass by pass as before.
 from __future__ import annotations
 
 from math import gcd
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dsl import nodes as n
@@ -33,6 +34,8 @@ from interpreter.odds.drawn import starts
 from interpreter.odds.linear import added_to, projection
 from interpreter.odds.packing import (
     LARGEST,
+    WORK_PER_UNIT,
+    convolved_joints,
     counts,
     given_in,
     pack,
@@ -78,8 +81,6 @@ class Explorer(Protocol):
 
 #: bits a group's denominator may reach before the common factor of its weights is taken out
 TIDY_BITS = 2048
-#: counter values moved in one unit of work (interpreter.odds.budget)
-WORK_PER_UNIT = 64
 
 
 class Merged:
@@ -328,18 +329,22 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
         ends, failed = explorer.pass_ends(body, starts(explorer, start), live)  # (keyed below)
         given = given_in(explorer, body)
         rest = unchanged_rest(env, given, counters, live) if MERGED.on else None
-        same = rest is not None  # (then every end keeps the rest as it was, its key known)
+        unchanged = rest is not None  # (every end keeps the rest as it was: its key known)
         rest = rest_of(ends, counters, live) if rest is None else rest
         cuts = rest_cuts(rest, live)
-        first = key_of(env, rest, cuts, state) if same else None
+        first = key_of(env, rest, cuts, state) if unchanged else None
         out: list = []
         whole = True  # (every counter a whole number after the pass)
         zero = pack((0,) * len(counters))
-        alike: dict = {}  # (key after, amounts) → its index in `out`
+        alike: dict = {}  # (key after, amounts) → its index in `out` (the first key's: amounts)
         amounts: dict = {}  # the counters' values after → counted_to (ends share a few)
+        read = itemgetter(*counters) if len(counters) > 1 else None
         for end in ends:
             # (the amounts as the sums they add to: a sum's counters added to as the sum)
-            values = tuple([end.env.get(name, MISSING) for name in counters])
+            try:
+                values = read(end.env) if read is not None else (end.env[counters[0]],)
+            except KeyError:
+                values = tuple([end.env.get(name, MISSING) for name in counters])
             try:
                 counted_to = amounts[values]
             except KeyError:
@@ -350,19 +355,20 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
                 whole = False
                 break
             added = (counted_to[0] - zero, counted_to[1])  # (the amounts, packed)
-            if first is not None and end.state.snapshot() == first[1]:
-                key_after = first
+            if first is not None and (end.state is state or end.state.snapshot() == first[1]):
+                key_after, alike_key = first, added[0]
             else:
                 key_after = key_of(end.env, rest, cuts, end.state)
+                alike_key = (key_after, added[0])
             if MERGED.on:  # (ends alike, as one: each mixed into the groups once)
-                at = alike.get((key_after, added[0]))
+                at = alike.get(alike_key)
                 if at is not None:
                     same = out[at]
                     size = max(same[3][1], added[1])
                     out[at] = (*same[:3], (added[0], size), plus_weight(same[4], end.weight),
                                spread(same[5], end.steps))  # fmt: skip
                     continue
-                alike[(key_after, added[0])] = len(out)
+                alike[alike_key] = len(out)
             kept = {k: v for k, v in zip(rest, key_after[0]) if v is not MISSING}
             out.append((key_after, kept, end.state, added, end.weight, end.steps))
         found = None
@@ -567,12 +573,12 @@ def _powered(
     left = count
     while left:  # (by squaring: the passes left to add, bit by bit)
         if left & 1:
-            powered = one if powered is None else _convolved(explorer, powered, one)
+            powered = one if powered is None else convolved_joints(explorer, powered, one)
         left >>= 1
         if left:
-            one = _convolved(explorer, one, one)
+            one = convolved_joints(explorer, one, one)
     assert powered is not None  # (count > 1)
-    joint = _convolved(explorer, group.joint, powered)
+    joint = convolved_joints(explorer, group.joint, powered)
     explorer.peak = max(explorer.peak, last + peak)
     denominator = group.denominator * common**count
     steps = (group.steps[0] + count * fewest, group.steps[1] + count * most)
@@ -580,20 +586,3 @@ def _powered(
     if denominator.bit_length() > TIDY_BITS:
         _tidy(mixed)
     return mixed
-
-
-def _convolved(explorer: Explorer, a: dict, b: dict) -> dict:
-    """The sums of two joints' packed values (one offset at most), weights multiplied."""
-    out: dict = {}
-    get = out.get
-    for ka, wa in a.items():
-        for kb, wb in b.items():
-            k = ka + kb
-            out[k] = get(k, 0) + wa * wb
-    roller = explorer.roller
-    roller.work += len(a) * len(b) // WORK_PER_UNIT
-    if len(a) * len(b) < WORK_PER_UNIT and roller.work < roller.budget:
-        roller.work += 1  # (a unit, as `work` counts it; the clock left for larger ones)
-    else:
-        explorer.work()
-    return out

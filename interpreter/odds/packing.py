@@ -26,6 +26,8 @@ OFFSET = 1 << (BITS - 1)
 MASK = (1 << BITS) - 1
 #: the largest size of a counter's value carried (past it, worlds again)
 LARGEST = 1 << (BITS - 4)
+#: counter values moved in one unit of work (interpreter.odds.budget)
+WORK_PER_UNIT = 64
 
 
 def counts(env, counters: tuple, project: Projection | None = None) -> tuple | None:
@@ -98,3 +100,20 @@ def rest_cuts(names: tuple, live: Live) -> tuple:
     return tuple(
         (i, tuple(sorted(needs[name]))) for i, name in enumerate(names) if needs[name] is not None
     )
+
+
+def convolved_joints(explorer, a: dict, b: dict) -> dict:
+    """The sums of two joints' packed values (one offset at most), weights multiplied."""
+    out: dict = {}
+    get = out.get
+    for ka, wa in a.items():
+        for kb, wb in b.items():
+            k = ka + kb
+            out[k] = get(k, 0) + wa * wb
+    roller = explorer.roller
+    roller.work += len(a) * len(b) // WORK_PER_UNIT
+    if len(a) * len(b) < WORK_PER_UNIT and roller.work < roller.budget:
+        roller.work += 1  # (a unit, as `work` counts it; the clock left for larger ones)
+    else:
+        explorer.work()
+    return out
