@@ -104,8 +104,13 @@ action act(n: int) {
 
 def test_a_row_ending_a_pass_leaves_its_worlds_to_the_pass_to_key(monkeypatch):
     """The pass's outcomes are keyed by odds.carried (Passes.ends): the row that ends
-    the pass merges none of them first (fused.SWITCH.unmerged), the same answer."""
+    the pass merges none of them first (fused.SWITCH.unmerged), the same answer. (A
+    pass that rolls one value, then nothing, runs once per value, odds.one_roll: off
+    here, so that the pass's statements are explored.)"""
+    from interpreter.odds import one_roll
     from interpreter.odds.explore import Explorer
+
+    monkeypatch.setattr(one_roll.SWITCH, "rolled", False)
 
     merges = []
     merge = Explorer.merge

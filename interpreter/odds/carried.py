@@ -24,16 +24,30 @@ become worlds again and the loop goes on pass by pass as before.
 from __future__ import annotations
 
 from math import gcd
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.cuts import kept_of
 from interpreter.odds.drawn import starts
-from interpreter.odds.linear import Projection, added_to, projection
-from interpreter.odds.order import whole
+from interpreter.odds.linear import added_to, projection
+from interpreter.odds.packing import (
+    LARGEST,
+    WORK_PER_UNIT,
+    convolved_joints,
+    counts,
+    given_in,
+    pack,
+    packed,
+    rest_cuts,
+    rest_of,
+    unchanged_rest,
+    unpack,
+)
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, least_common, times
+from interpreter.odds.weights import plus as plus_weight
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, key_of, plus, spread
 from interpreter.state import MISSING
 
@@ -62,20 +76,22 @@ class Explorer(Protocol):
         self, statements: tuple[Any, ...], worlds: list[Any], live_out: Live, split: bool = False
     ) -> tuple[Any, ...]: ...
     def ends(self, statements: tuple[Any, ...], worlds: list[Any], live_out: Live) -> tuple: ...
+    def pass_ends(self, body: tuple[Any, ...], worlds: list[Any], live_out: Live) -> tuple: ...
 
 
 #: bits a group's denominator may reach before the common factor of its weights is taken out
 TIDY_BITS = 2048
-#: counter values moved in one unit of work (interpreter.odds.budget)
-#: bits of a counter's value in a joint's key: the values packed into one whole number,
-#: each at BITS more than the one before, offset by OFFSET (so that adding the amounts a
-#: pass adds, packed so, adds each to its own)
-BITS = 48
-OFFSET = 1 << (BITS - 1)
-MASK = (1 << BITS) - 1
-#: the largest size of a counter's value carried (past it, worlds again)
-LARGEST = 1 << (BITS - 4)
-WORK_PER_UNIT = 64
+
+
+class Merged:
+    """Whether a pass's ends that leave the same rest and add the same amounts are one
+    outcome (their weights added) before the groups take them (tests switch it off:
+    then each end moves every group's joint on its own)."""
+
+    on = True
+
+
+MERGED = Merged()
 
 
 def counters_of(
@@ -145,46 +161,21 @@ class Group:
         return (sum(self.joint.values()), self.denominator)
 
 
-def _counts(env, counters: tuple, project: Projection | None = None) -> tuple | None:
-    """(the counters' values packed, their largest size), or None where one is not a
-    whole number, or is too large; `project`: as the representative of the sums they
-    are read in (interpreter.odds.linear)."""
-    values = tuple([env.get(name, MISSING) for name in counters])
-    if not whole(values):
-        return None
-    if project is not None:
-        values = project(values)
-    size = max(map(abs, values))
-    return None if size >= LARGEST else (_pack(values), size)
-
-
-def _pack(values: tuple) -> int:
-    """Whole numbers as one (BITS each, offset: adding two packed adds each pair)."""
-    packed = 0
-    for i, value in enumerate(values):
-        packed |= (value + OFFSET) << (BITS * i)
-    return packed
-
-
-def _unpack(packed: int, count: int) -> tuple:
-    return tuple(((packed >> (BITS * i)) & MASK) - OFFSET for i in range(count))
-
-
 def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | None:
     """The worlds as groups (None where a counter is not a whole number in one); `sums`:
     the sums the action reads its counters in (interpreter.odds.linear.sums_read)."""
-    names = _rest(worlds, counters, live)
-    cuts = _cuts(names, live)
+    names = rest_of(worlds, counters, live)
+    cuts = rest_cuts(names, live)
     project = projection(sums, counters)
     if len(worlds) == 1:  # (the commonest: one world before the loop, a group alone)
-        world, values = worlds[0], _counts(worlds[0].env, counters, project)
+        world, values = worlds[0], counts(worlds[0].env, counters, project)
         if values is None:
             return None
         env, (w, d) = kept_of(world.env, names, cuts), world.weight
         return [Group(env, world.state, world.steps, {values[0]: w}, d, values[1])]
     parts: dict = {}
     for world in worlds:
-        values = _counts(world.env, counters, project)
+        values = counts(world.env, counters, project)
         if values is None:
             return None
         key = key_of(world.env, names, cuts, world.state)
@@ -207,20 +198,6 @@ def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | Non
     return groups
 
 
-def _rest(worlds: list, counters: tuple, live: Live) -> tuple:
-    present = set().union(*[world.env for world in worlds])  # (then one intersection)
-    present.intersection_update(live.needs)
-    present.difference_update(counters)
-    return tuple(sorted(present))
-
-
-def _cuts(names: tuple, live: Live) -> tuple:
-    needs = live.needs
-    return tuple(
-        (i, tuple(sorted(needs[name]))) for i, name in enumerate(names) if needs[name] is not None
-    )
-
-
 def ungrouped(explorer: Explorer, groups: list, counters: tuple) -> list:
     """The groups as worlds again, one per value of their counters (those too unlikely
     to follow left out, as a branch leaves them)."""
@@ -233,7 +210,7 @@ def ungrouped(explorer: Explorer, groups: list, counters: tuple) -> list:
             if below(weight, prune):
                 explorer.lost.add(weight)
                 continue
-            env = {**group.env, **dict(zip(counters, _unpack(values, count)))}
+            env = {**group.env, **dict(zip(counters, unpack(values, count)))}
             out.append(World(env, group.state, weight, group.steps))
     return out
 
@@ -349,20 +326,49 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
     project = projection(explorer.sums, counters)
     try:
         start = World(env, state, ONE, plus(NO_STEPS, counted))  # (a die drawn: a world a face)
-        ends, failed = explorer.ends(body, starts(explorer, start), live)  # (keyed below)
-        rest = _rest(ends, counters, live)
-        cuts = _cuts(rest, live)
+        ends, failed = explorer.pass_ends(body, starts(explorer, start), live)  # (keyed below)
+        given = given_in(explorer, body)
+        rest = unchanged_rest(env, given, counters, live) if MERGED.on else None
+        unchanged = rest is not None  # (every end keeps the rest as it was: its key known)
+        rest = rest_of(ends, counters, live) if rest is None else rest
+        cuts = rest_cuts(rest, live)
+        first = key_of(env, rest, cuts, state) if unchanged else None
         out: list = []
         whole = True  # (every counter a whole number after the pass)
-        zero = _pack((0,) * len(counters))
+        zero = pack((0,) * len(counters))
+        alike: dict = {}  # (key after, amounts) → its index in `out` (the first key's: amounts)
+        amounts: dict = {}  # the counters' values after → counted_to (ends share a few)
+        read = itemgetter(*counters) if len(counters) > 1 else None
         for end in ends:
             # (the amounts as the sums they add to: a sum's counters added to as the sum)
-            counted_to = _counts(end.env, counters, project)
+            try:
+                values = read(end.env) if read is not None else (end.env[counters[0]],)
+            except KeyError:
+                values = tuple([end.env.get(name, MISSING) for name in counters])
+            try:
+                counted_to = amounts[values]
+            except KeyError:
+                counted_to = amounts[values] = packed(values, project)
+            except TypeError:  # (a value that is no key: no whole number either)
+                counted_to = None
             if counted_to is None:
                 whole = False
                 break
             added = (counted_to[0] - zero, counted_to[1])  # (the amounts, packed)
-            key_after = key_of(end.env, rest, cuts, end.state)
+            if first is not None and (end.state is state or end.state.snapshot() == first[1]):
+                key_after, alike_key = first, added[0]
+            else:
+                key_after = key_of(end.env, rest, cuts, end.state)
+                alike_key = (key_after, added[0])
+            if MERGED.on:  # (ends alike, as one: each mixed into the groups once)
+                at = alike.get(alike_key)
+                if at is not None:
+                    same = out[at]
+                    size = max(same[3][1], added[1])
+                    out[at] = (*same[:3], (added[0], size), plus_weight(same[4], end.weight),
+                               spread(same[5], end.steps))  # fmt: skip
+                    continue
+                alike[alike_key] = len(out)
             kept = {k: v for k, v in zip(rest, key_after[0]) if v is not MISSING}
             out.append((key_after, kept, end.state, added, end.weight, end.steps))
         found = None
@@ -380,8 +386,8 @@ def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> 
     """Groups that agree on what is still read (`live`) made one: their joints added up
     (worlds merged by their full state, the counters mixed), the rest of each cut to
     what is read."""
-    names = _rest(groups, counters, live)
-    cuts = _cuts(names, live)
+    names = rest_of(groups, counters, live)
+    cuts = rest_cuts(names, live)
     if len(groups) == 1:  # (none to make one with: its rest cut to what is read)
         one = groups[0]
         env = kept_of(one.env, names, cuts)
@@ -567,12 +573,12 @@ def _powered(
     left = count
     while left:  # (by squaring: the passes left to add, bit by bit)
         if left & 1:
-            powered = one if powered is None else _convolved(explorer, powered, one)
+            powered = one if powered is None else convolved_joints(explorer, powered, one)
         left >>= 1
         if left:
-            one = _convolved(explorer, one, one)
+            one = convolved_joints(explorer, one, one)
     assert powered is not None  # (count > 1)
-    joint = _convolved(explorer, group.joint, powered)
+    joint = convolved_joints(explorer, group.joint, powered)
     explorer.peak = max(explorer.peak, last + peak)
     denominator = group.denominator * common**count
     steps = (group.steps[0] + count * fewest, group.steps[1] + count * most)
@@ -580,20 +586,3 @@ def _powered(
     if denominator.bit_length() > TIDY_BITS:
         _tidy(mixed)
     return mixed
-
-
-def _convolved(explorer: Explorer, a: dict, b: dict) -> dict:
-    """The sums of two joints' packed values (one offset at most), weights multiplied."""
-    out: dict = {}
-    get = out.get
-    for ka, wa in a.items():
-        for kb, wb in b.items():
-            k = ka + kb
-            out[k] = get(k, 0) + wa * wb
-    roller = explorer.roller
-    roller.work += len(a) * len(b) // WORK_PER_UNIT
-    if len(a) * len(b) < WORK_PER_UNIT and roller.work < roller.budget:
-        roller.work += 1  # (a unit, as `work` counts it; the clock left for larger ones)
-    else:
-        explorer.work()
-    return out

@@ -73,11 +73,15 @@ class Unrolled(Rolled):
     many dice are still to come, and the dice of the last list drawn still to come
     (`pending`: an explosion's). Equal by those, so that worlds merge on them."""
 
-    __slots__ = ("count", "die", "key", "pending")
+    __slots__ = ("count", "die", "hashed", "key", "pending")
 
     def __init__(self, die, count: int, pending: tuple = ()) -> None:
         self.die, self.count, self.pending = die, count, pending
         self.key = (die.key, count, pending)
+        try:  # (hashed in every key of a world holding it: once)
+            self.hashed: int | None = hash(self.key)
+        except TypeError:
+            self.hashed = None
 
     def answer(self, question):  # noqa: ARG002 (as any Rolled answers)
         raise TooComplex(tr("a pool's dice read where only its loop should read them"))
@@ -94,7 +98,7 @@ class Unrolled(Rolled):
         return type(other) is Unrolled and self.key == other.key
 
     def __hash__(self) -> int:
-        return hash(self.key)
+        return hash(self.key) if self.hashed is None else self.hashed
 
 
 def pool_loop(explorer, statements: tuple, index: int, live: list) -> int | None:

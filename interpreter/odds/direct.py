@@ -81,6 +81,16 @@ def direct_block(explorer, statements: tuple, worlds, live_out, split: bool, mer
     return (explorer.merge(done, live_out) if merged else done), failed
 
 
+def still_run(explorer, statements: tuple, live_out):
+    """The run of a block that rolls nothing, calls no action and chooses nothing, its
+    idle statements left out (its own steps counted before it), or None (none such, or
+    run statement by statement: SWITCH)."""
+    if not SWITCH.on:
+        return None
+    found = _plan(explorer, statements, live_out)
+    return None if found is None else found[1]
+
+
 def _plan(explorer, statements: tuple, live_out):
     """(the names the block reads, its run), or None where it is not one to run whole;
     found once per block and what is read after it."""
@@ -171,7 +181,24 @@ def _if_run(tested: tuple, otherwise: tuple, span):
         ctx.count(otherwise_steps, span)
         otherwise_run(ctx)
 
-    return run
+    if otherwise_steps or otherwise_run is not _nothing:
+        return run
+
+    def without_else(ctx) -> None:  # (no `else`: nothing to count nor run past the tests)
+        for condition, cspan, steps, body_steps, body in tested:
+            counted = ctx.steps + steps
+            ctx.steps = counted
+            if counted > ctx.step_bound:
+                count_past_bound(ctx, cspan)
+            decided = condition(ctx)
+            if decided is not True and decided is not False:
+                decided = as_bool(ctx, decided, cspan)
+            if decided:
+                ctx.count(body_steps, span)
+                body(ctx)
+                return
+
+    return without_else
 
 
 def _nothing(ctx) -> None:  # noqa: ARG001 (a block's run: its statements, none here)

@@ -211,9 +211,22 @@ class Dist(Unknown):
         return result
 
     def project(self, fields: tuple[Any, ...]) -> Dist:
-        """Records cut down to some of their fields (remembered, as `lift` is)."""
+        """Records cut down to some of their fields (remembered, as `lift` is; of a
+        distribution kept from one computation to the next, kept with it: KEPT)."""
         key = ("project", self.number, fields)
-        return cast(Dist, remembered(key, (self,), lambda: _projected(self, fields)))
+        kept = KEPT.get(self.number)
+        if kept is None:
+            return cast(Dist, remembered(key, (self,), lambda: _projected(self, fields)))
+
+        def made() -> Dist:  # (charged to each computation all the same: `remembered`)
+            found = kept.get(fields)
+            if found is None:
+                found = _projected(self, fields)
+                if len(kept) < CUTS_KEPT:  # (memory bounded: a few cuts of each)
+                    kept[fields] = found
+            return found
+
+        return cast(Dist, remembered(key, (self,), made))
 
     def field(self, name: str, function: Callable[[Outcome], Outcome]) -> Dist:
         """The field `name` of each record, function(record): remembered, as `project` is
@@ -409,6 +422,13 @@ def _on_ints(
 
 #: outcomes a map goes through before it looks at the deadline
 POLLED = 4096
+
+
+#: the distributions kept from one computation to the next (remembered.remembered_term),
+#: by number: their projections onto fields (Dist.project), kept with them while they are
+KEPT: dict[int, dict[tuple[Any, ...], Dist]] = {}
+#: the projections of one kept distribution kept at most
+CUTS_KEPT = 8
 
 
 def polling() -> Callable[[], None]:

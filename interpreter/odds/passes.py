@@ -22,6 +22,7 @@ from interpreter.odds.carried import (
     worlds_of,
 )
 from interpreter.odds.direct import direct_block
+from interpreter.odds.one_roll import one_roll_ends, still_ends
 from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
@@ -204,6 +205,17 @@ class Passes(Calls):
         if whole is not None:
             return whole
         return self.block(statements, worlds, live_out, merged=False)
+
+    def pass_ends(self, body: tuple, worlds: list, live_out: Live) -> tuple:
+        """`ends` of a pass's body from its first worlds: a pass that rolls one value,
+        then nothing, run once per value (odds.one_roll)."""
+        if len(worlds) == 1:
+            ends = one_roll_ends(self, body, worlds[0], live_out)
+        else:  # (a world per face of the die the pass draws)
+            ends = still_ends(self, body, worlds, live_out)
+        if ends is not None:
+            return ends, []
+        return self.ends(body, worlds, live_out)
 
     def held(self, worlds, counters: tuple, loop: Live) -> Held | None:
         """The worlds as groups for a loop carrying `counters` (None where it carries

@@ -6,7 +6,7 @@ import threading
 from fractions import Fraction
 
 from interpreter.odds import pools
-from interpreter.odds.distribution import Dist
+from interpreter.odds.distribution import KEPT, Dist
 from interpreter.odds.polynomials import Budget
 from interpreter.odds.pools import DEFAULT_BUDGET
 from interpreter.odds.walker import CHAINS
@@ -105,6 +105,8 @@ def _tests_key(die, steps: tuple) -> tuple:
     return tuple(out)
 
 
+#: whether a kept distribution's projections onto fields are kept with it (Dist.project)
+PROJECTIONS_KEPT = True
 #: terms kept at most, and the (estimated) bytes of their weights
 TERMS_KEPT = 256
 TERM_BYTES_KEPT = 16 * 2**20
@@ -142,6 +144,12 @@ def remembered_term(key: tuple, compute):
         if key not in _counted:
             _counted[key] = (answer, size)
             _counted_bytes[0] += size
+            if type(dist) is Dist and PROJECTIONS_KEPT:  # (its cuts kept with it: KEPT)
+                KEPT.setdefault(dist.number, {})
             while len(_counted) > TERMS_KEPT or _counted_bytes[0] > TERM_BYTES_KEPT:
-                _counted_bytes[0] -= _counted.pop(next(iter(_counted)))[1]
+                gone, gone_size = _counted.pop(next(iter(_counted)))
+                _counted_bytes[0] -= gone_size
+                gone = gone[0] if type(gone) is tuple and gone else gone
+                if type(gone) is Dist:
+                    KEPT.pop(gone.number, None)
     return answer
