@@ -165,7 +165,8 @@ def _if_run(tested: tuple, otherwise: tuple, span):
     runs `_run_of`'s."""
     otherwise_steps, otherwise_run = otherwise
 
-    def run(ctx) -> None:  # (the steps counted as the compiled `if` counts them, inline)
+    def without_else(ctx) -> bool:  # (the steps counted as the compiled `if` counts them)
+        """The first branch whose test holds run; whether one did."""
         for condition, cspan, steps, body_steps, body in tested:
             counted = ctx.steps + steps
             ctx.steps = counted
@@ -177,28 +178,18 @@ def _if_run(tested: tuple, otherwise: tuple, span):
             if decided:
                 ctx.count(body_steps, span)
                 body(ctx)
-                return
-        ctx.count(otherwise_steps, span)
-        otherwise_run(ctx)
+                return True
+        return False
 
-    if otherwise_steps or otherwise_run is not _nothing:
-        return run
+    if not otherwise_steps and otherwise_run is _nothing:
+        return without_else  # (no `else`: nothing to count nor run past the tests)
 
-    def without_else(ctx) -> None:  # (no `else`: nothing to count nor run past the tests)
-        for condition, cspan, steps, body_steps, body in tested:
-            counted = ctx.steps + steps
-            ctx.steps = counted
-            if counted > ctx.step_bound:
-                count_past_bound(ctx, cspan)
-            decided = condition(ctx)
-            if decided is not True and decided is not False:
-                decided = as_bool(ctx, decided, cspan)
-            if decided:
-                ctx.count(body_steps, span)
-                body(ctx)
-                return
+    def run(ctx) -> None:
+        if not without_else(ctx):
+            ctx.count(otherwise_steps, span)
+            otherwise_run(ctx)
 
-    return without_else
+    return run
 
 
 def _nothing(ctx) -> None:  # noqa: ARG001 (a block's run: its statements, none here)

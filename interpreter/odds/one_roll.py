@@ -26,7 +26,7 @@ from interpreter.compiled import Binding, Branches, Plain, block_key
 from interpreter.odds.direct import HELD, still_run
 from interpreter.odds.roller import Branch, Letting
 from interpreter.odds.weights import Mass, times
-from interpreter.odds.worlds import STOPS, World, block_steps
+from interpreter.odds.worlds import STOPS, World, block_steps, entered
 
 
 class Switch:
@@ -150,17 +150,11 @@ def _runs(explorer, body: tuple, letting, rest, world: World) -> list | None:
     its run, whether it may write the sheet)."""
     tail, writes = rest
     ctx, roller = explorer.ctx, explorer.roller
-    start = world.steps[1] + block_steps(body)  # (the block's own, counted on entering it)
-    if start > ctx.limits.steps_per_run:
+    entry = block_steps(body)  # (the block's own, counted on entering it)
+    if world.steps[1] + entry > ctx.limits.steps_per_run:
         return None
-    explorer.work()
-    ctx.env = dict(world.env)
-    ctx.state = world.state.copy()
-    ctx.depth = ctx.calls = explorer.depth
-    roller.pins, roller.cursor = (), 0
-    roller.weight = world.weight
+    start = entered(explorer, world, entry)
     roller.binding = letting
-    ctx.recount(start)
     dist = None  # (no roll: one world, on to the rest)
     try:
         body[0].run(ctx)

@@ -32,8 +32,8 @@ from interpreter.odds.die_loops import one_die
 from interpreter.odds.drawn import OneDie
 from interpreter.odds.questions import is_term, unasked
 from interpreter.odds.roller import Branch
-from interpreter.odds.summed import PAIRS_PER_WORK, alike_in, entered, run_lets, whole_sums
-from interpreter.odds.worlds import STOPS
+from interpreter.odds.summed import PAIRS_PER_WORK, alike_in, run_lets, whole_sums
+from interpreter.odds.worlds import STOPS, entered
 from interpreter.pool import Answers, Count, Total, face_test
 from interpreter.state import MISSING
 from interpreter.values import Range

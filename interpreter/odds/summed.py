@@ -32,7 +32,7 @@ from dsl import nodes as n
 from interpreter.compiled import Binding, Plain, block_key
 from interpreter.odds.roller import Branch, Letting, hashable
 from interpreter.odds.weights import ONE, TIDY_BITS, Mass, times
-from interpreter.odds.worlds import STOPS, Failure, World, cuts_of, key_of, plus, spread
+from interpreter.odds.worlds import STOPS, Failure, World, cuts_of, entered, key_of, plus, spread
 from interpreter.state import MISSING
 
 #: the nodes that roll dice (a let after the roll holding one is not counted by adding)
@@ -208,21 +208,6 @@ def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
         return None
     after = added_worlds(explorer, plan.out, worlds, groups, of_world, sums, live[plan.last])
     return after, [], plan.last + 1
-
-
-def entered(explorer, world: World) -> int:
-    """The explorer's context and roller made ready to run once from `world` (its names
-    and sheet copied, no dice pinned, its weight): the steps the run starts from."""
-    ctx, roller = explorer.ctx, explorer.roller
-    explorer.work()
-    ctx.env = dict(world.env)
-    ctx.state = world.state.copy()
-    ctx.depth = ctx.calls = explorer.depth
-    roller.pins, roller.cursor = (), 0
-    roller.weight = world.weight
-    start = world.steps[1]
-    ctx.recount(start)
-    return start
 
 
 def _probe(explorer, statement, world: World, binding):

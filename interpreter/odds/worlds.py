@@ -506,3 +506,19 @@ def live_before(
         if node.place.name not in reads.needs:
             return after.without(node.place.name).union(reads)
     return after.union(names_read(node))
+
+
+def entered(explorer: Any, world: World, entry: int = 0) -> int:
+    """The explorer's context and roller made ready to run once from `world` (its names
+    and sheet copied, no dice pinned, its weight), `entry` steps past its own (a block's,
+    counted on entering it): the steps the run starts from."""
+    ctx, roller = explorer.ctx, explorer.roller
+    explorer.work()
+    ctx.env = dict(world.env)
+    ctx.state = world.state.copy()
+    ctx.depth = ctx.calls = explorer.depth
+    roller.pins, roller.cursor = (), 0
+    roller.weight = world.weight
+    start = world.steps[1] + entry
+    ctx.recount(start)
+    return start
