@@ -79,17 +79,14 @@ class Parser(argparse.ArgumentParser):
         self.register("action", "parsers", Commands)
 
     def parse_args(self, args=None, namespace=None):
-        with words.speaking(self.language):  # (argparse's own, keeping the stray words)
-            parsed, stray = super().parse_known_args(args, namespace)
-            if stray:
-                self.stray = stray
-                said = vars(argparse)["_"]  # (argparse's own words, as words.speaking swapped them)
-                self.error(said("unrecognized arguments: %s") % " ".join(stray))
-            return parsed
+        with words.speaking(self.language):
+            return super().parse_args(args, namespace)
 
     def parse_known_args(self, args=None, namespace=None):
         with words.speaking(self.language):
-            return super().parse_known_args(args, namespace)
+            parsed, stray = super().parse_known_args(args, namespace)
+        self.stray = stray  # (parse_args refuses them: `error` reads them for its hint)
+        return parsed, stray
 
     def format_usage(self) -> str:
         with words.speaking(self.language):
