@@ -14,11 +14,12 @@ from interpreter.odds.listing import (
     REDUCED_BITS,
     Fractions,
     Listing,
+    field_summaries,
     listing,
     side_by_side,
 )
 from interpreter.odds.worlds import Failure
-from interpreter.values import fraction_text, rounded
+from interpreter.values import Record, fraction_text, is_number, rounded
 
 #: what a progress bar says it is doing, unless told otherwise
 SAMPLING = tr("sampling")
@@ -87,6 +88,7 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append(f"  ({translate(odds.note, language)})")
     if fractions and not odds.exact:
         lines.append("  " + NO_FRACTIONS.render(language))
+    lines += each_field_alone(odds, language)
     listed = odds.listing()
     table = listed.table
     total = table.total
@@ -152,6 +154,42 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         for label, p in zip(labels, odds.decisions.values(), strict=True):
             lines.append(f"    {label:<{width}}  {percent_text(p, language, '8.4f')}")
     return "\n".join(lines)
+
+
+def each_field_alone(odds: Odds, language: str | None) -> list[str]:
+    """A long table of whole results opens with each field on its own (listing.
+    field_summaries): `success: yes 51.0000%, no 49.0000%`, `total: 1 to 100, mean
+    50.5000`; then `every outcome:` heads the table."""
+    table = odds.table
+    summaries = field_summaries(table, Record, is_number)
+    if not summaries:
+        return []
+    lines = ["  " + EACH_FIELD.render(language)]
+    for summary in summaries:
+        if summary.values is not None and len(summary.values) == 1:  # (always the same)
+            shown = show_value(summary.values[0][0], language)
+        elif summary.values is not None:
+            weights = dict(summary.values)
+            shown = ", ".join(
+                f"{show_value(value, language)} "
+                + percent_text(weights[value] / table.total, language, ".4f")
+                for value in in_order(list(weights), odds.orders)
+            )
+        else:
+            shown = tr(
+                "{low} to {high}, mean {mean}",
+                low=summary.low,
+                high=summary.high,
+                mean=Number(rounded(summary.mean), ".4f"),
+            ).render(language)
+        lines.append(f"    {summary.name}: {shown}")
+    lines.append("  " + EVERY_OUTCOME.render(language))
+    return lines
+
+
+#: the heads of a long table of whole results (each_field_alone)
+EACH_FIELD = tr("each field on its own:")
+EVERY_OUTCOME = tr("every outcome:")
 
 
 #: a probability a table's four decimals write as 0.0000% (under half of 0.0001%)

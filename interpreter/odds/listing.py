@@ -162,3 +162,52 @@ class Fractions:
         value = Fraction(weight, self.total)
         self.left -= (value.numerator.bit_length() + value.denominator.bit_length()) * 3 // 10 + 2
         return value if self.left >= 0 else None
+
+
+#: a whole record's table longer than this opens with each field's own chances
+SUMMARY_ABOVE = 12
+#: a field with at most this many values is summed up value by value (`success`,
+#: `degree`); a number field with more, by its range and mean (`total`)
+SUMMARY_VALUES = 8
+
+
+class FieldSummary:
+    """One field of a table of records on its own: `values`, (value, weight) in the
+    order the field's values first come in the table, when it takes at most
+    SUMMARY_VALUES values; else None, and `low`, `high`, `mean` when it is a number."""
+
+    __slots__ = ("high", "low", "mean", "name", "values")
+
+    def __init__(self, name: str, values, low=None, high=None, mean=None):
+        self.name, self.values = name, values
+        self.low, self.high, self.mean = low, high, mean
+
+
+def field_summaries(table: Table, record_type, is_number) -> list[FieldSummary]:
+    """Each field of a table of records (instances of `record_type`; other outcomes,
+    an action's failures, weigh in no field) on its own, in the first record's field
+    order; empty for a table of SUMMARY_ABOVE outcomes or fewer, or of no records."""
+    if len(table) <= SUMMARY_ABOVE:
+        return []
+    records = [(o, w) for o, w in zip(table.outcomes, table.weights) if type(o) is record_type]
+    if not records:
+        return []
+    summaries = []
+    for name in records[0][0]:
+        weights: dict = {}
+        for record, w in records:
+            value = record.get(name)
+            try:
+                weights[value] = weights.get(value, 0) + w
+            except TypeError:  # (a list or a record: not summed up)
+                weights = {}
+                break
+        if not weights:
+            continue
+        if len(weights) <= SUMMARY_VALUES:
+            summaries.append(FieldSummary(name, list(weights.items())))
+        elif all(is_number(v) for v in weights):
+            mass = sum(weights.values())
+            mean = sum(Fraction(v) * w for v, w in weights.items()) / mass
+            summaries.append(FieldSummary(name, None, min(weights), max(weights), mean))
+    return summaries
