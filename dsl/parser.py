@@ -330,8 +330,14 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
                 )
                 return RulebookSyntaxError(message, span, hint)
             if ("TO" in expected or "FROM" in expected) and statement in _WRITTEN:
+                example = _WRITTEN[statement]
+                written = _statement_text(text, token.start_pos)
+                own = token.type == "NAME" or (statement == "set" and token.type == "NUMBER")
+                if own and len(written) <= _OWN_EXAMPLE:  # (their words)
+                    joint = "to" if "TO" in expected else "from"
+                    example = f"{written} {joint} {token.value}"
                 hint = tr("`{statement}` is written `{example}`", statement=statement,
-                          example=_WRITTEN[statement])  # fmt: skip
+                          example=example)  # fmt: skip
                 return RulebookSyntaxError(message, span, hint)
         return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
     return RulebookSyntaxError(str(error), Span(source, offset, offset))
@@ -341,6 +347,8 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
 _WITH_PARAMETERS = {"action", "check", "opposed"}
 
 #: statements a first rulebook often writes without their `to` or `from`: as written
+#: (`gain 1 Advantage`: the author's own words with the `to` put in, when they are short)
+_OWN_EXAMPLE = 60
 _WRITTEN = {
     "gain": "gain 1 to Stress",
     "lose": "lose 1 from Health",

@@ -355,10 +355,12 @@ def test_a_require_without_its_reason_says_how_it_is_written():
 @pytest.mark.parametrize(
     ("statement", "hint"),
     [
-        ("gain 1 X", "`gain` is written `gain 1 to Stress`"),
-        ("lose 1 X", "`lose` is written `lose 1 from Health`"),
-        ("spend 1 X", "`spend` is written `spend 1 from Might`"),
-        ("let y = 1\n  set y 2", "`set` is written `set x to 2`"),
+        ("gain 1 X", "`gain` is written `gain 1 to X`"),  # (the author's own words)
+        ("lose 1 X", "`lose` is written `lose 1 from X`"),
+        ("spend 1 X", "`spend` is written `spend 1 from X`"),
+        ("let y = 1\n  set y 2", "`set` is written `set y to 2`"),
+        ("gain 1 + 2d6", "`gain` is written `gain 1 to Stress`"),  # (not a name: the example)
+        (f"gain {'1 + ' * 30}1 X", "`gain` is written `gain 1 to Stress`"),  # (too long)
     ],
 )
 def test_a_statement_without_its_to_or_from_says_how_it_is_written(statement, hint):
