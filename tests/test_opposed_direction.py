@@ -247,3 +247,29 @@ def test_a_parameter_naming_a_field_reads_it_on_the_other_sheet():
     dice = ForcedDice([3, 3, 3, 2, 2, 2])
     run = engine.run("vigilar", hero, {"suya": "Sigilo"}, dice=dice, targets={"rival": rival})
     assert run.result["theirs"]["target"] == 4  # the rival's Sigilo, not the hero's 14
+
+
+def test_a_written_compare_is_shown_and_a_tie_on_it_says_what_tied():
+    """`compare sl` (Warhammer's success levels): the line shows the sl, not only the
+    totals, and a tie rolled again says the sl tied (its totals differ)."""
+    text = """
+    check test(skill: int) "Test" {
+      let d = d100
+      roll d <= skill
+      sl = floor(target / 10) - floor(d / 10)
+    }
+    opposed contest(skill: int) "Contest" {
+      roll test(skill)
+      against test(skill)
+      compare sl
+      tie reroll
+    }
+    """
+    engine = Engine(dsl.load_text(text, "sl.rules"))
+    outcome = engine.run(
+        "contest", engine.sheet({}), {"skill": 41}, dice=ForcedDice([31, 39, 14, 93])
+    )
+    shown = render_text(outcome.trace)
+    assert "Contest: tie (sl 1 vs 1), roll again" in shown  # (31 and 39: both sl 1)
+    assert "Contest: 14 vs 93 (sl 3 vs -5) → wins" in shown
+    assert outcome.result["rerolls"] == 1 and outcome.result["won"] is True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, overload
 
 import attrs
@@ -25,7 +24,7 @@ from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
 from interpreter.trace import Later, later_step, made_step
-from interpreter.values import Record, normalize
+from interpreter.values import Record, is_number, normalize
 
 #: what a value is, where a number is wanted (a refusal says it)
 A_CHECKS_ROLL = tr("a check's roll")
@@ -395,6 +394,9 @@ class CompiledOpposed(CallFrame):
         ways = [opposed.side_checks(e, compiler.bindings) for e in (node.ours, node.theirs)]
         self.under = tuple(opposed.direction(checks) == "under" for checks in ways)
         self.degrees = tuple(opposed.degrees(checks) for checks in ways)
+        # shown beside the totals: a written `compare` less `total` and `success`, or the default's
+        written = tuple(k for k in node.compare if k not in ("total", "success"))
+        self.shown_keys = (written or ("total",)) if node.compare else self.compared
         # whether the author's fields look at `rerolls` (else it is independent of them)
         self.fields_read_rerolls = "rerolls" in n.field_reads(tuple(e for _, e in node.fields))
 
@@ -422,15 +424,7 @@ class CompiledOpposed(CallFrame):
                 if rerolls > ctx.limits.tie_rerolls:
                     raise self.still_tied(ctx)
                 if ctx.trace is not None:
-                    rounds[-1] = (
-                        rounds[-1],
-                        tr(
-                            "{label}: tie ({ours} - {theirs}), roll again",
-                            label=self.label,
-                            ours=ours["total"],
-                            theirs=theirs["total"],
-                        ),
-                    )
+                    rounds[-1] = (rounds[-1], self.tie_text(ours, theirs, ctx.limits.shown_length))
             if rerolls and ctx.trace is not None:  # each roll under its own heading
                 rounds[-1] = (
                     rounds[-1],
@@ -479,15 +473,14 @@ class CompiledOpposed(CallFrame):
         return ("opposed", text, None, data, depth, None, None, False, self.node.span, bounded)
 
     def line_text(self, ours: Record, theirs: Record, won, tie, length: int) -> Message:
-        """The opposed check's line: `Label: 15 vs 12 → wins` (what is compared, when it
-        is not the totals)."""
+        """`Label: 15 vs 12 → wins`, with what is compared when not the totals (shown_keys)."""
         if tie and self.node.tie == "none":
             verdict = tr("tie, nobody wins")
         elif tie:
             verdict = tr("tie, wins") if won else tr("tie, loses")
         else:
             verdict = tr("wins") if won else tr("loses")
-        if not self.node.compare and self.compared != ("total",):
+        if self.shown_keys != ("total",):  # (`compare sl`: the sl shown)
             return tr(
                 "{label}: {ours} vs {theirs} ({compared}) → {verdict}",
                 label=self.label,
@@ -504,9 +497,28 @@ class CompiledOpposed(CallFrame):
             verdict=verdict,
         )
 
+    def tie_text(self, ours: Record, theirs: Record, length: int) -> Message:
+        """`Contest: tie (15 - 15), roll again`; or what is compared: `tie (sl 1 vs 1)`."""
+        if self.shown_keys == ("total",):
+            return tr(
+                "{label}: tie ({ours} - {theirs}), roll again",
+                label=self.label,
+                ours=ours["total"],
+                theirs=theirs["total"],
+            )
+        return tr(
+            "{label}: tie ({compared}), roll again",
+            label=self.label,
+            compared=self.compared_text(ours, theirs, length),
+        )
+
     def side(self, value, span) -> Record:
         """One side's value as a record with a total (a plain number is `{total}`)."""
-        return _side(value, span)
+        if isinstance(value, Record):
+            if "total" not in value:
+                raise EvaluationError(tr("each side of an opposed check needs a total"), span)
+            return value
+        return Record({"total": as_number(value, span, A_SIDE)})
 
     def key(self, side: Record, which: int = 0) -> tuple:
         """What the comparison looks at, in order: the compared fields of a side (`which`:
@@ -518,13 +530,12 @@ class CompiledOpposed(CallFrame):
         value = side.get(name)
         if name == "degree" and any(self.degrees):
             return opposed.degree_rank(self.degrees[which], value, side.get("success"))
-        if name == "total" and self.under[which] and _is_number(value):
+        if name == "total" and self.under[which] and is_number(value):
             return (1, -value)
         return _key(value)
 
     def compared_text(self, ours: Record, theirs: Record, length: int) -> str:
-        """What the default comparison looked at, when it is not the totals: `margin 0
-        vs 1`, `degree hard vs regular, margin 3 vs 1`."""
+        """What the comparison looked at (shown_keys): `sl 1 vs 3`, `margin 0 vs 1`."""
         return Message.joined(
             [
                 tr(
@@ -533,7 +544,7 @@ class CompiledOpposed(CallFrame):
                     ours=glimpse(ours.get(name), length),
                     theirs=glimpse(theirs.get(name), length),
                 )
-                for name in self.compared
+                for name in self.shown_keys
             ],
             ", ",
         )
@@ -543,7 +554,7 @@ class CompiledOpposed(CallFrame):
         both sides (a roll-under side's total reversed); else in their totals."""
         for name in (*self.compared, "total"):
             a, b = ours.get(name), theirs.get(name)
-            if name != "degree" and _is_number(a) and _is_number(b):
+            if name != "degree" and is_number(a) and is_number(b):
                 a = self.measure(ours, name, 0)[1]
                 b = self.measure(theirs, name, 1)[1]
                 return normalize(a - b)
@@ -582,17 +593,5 @@ class CompiledOpposed(CallFrame):
         return bounded_record(ctx, Record(fields, kind="opposed"), self.node.span)
 
 
-def _side(value, span) -> Record:
-    if isinstance(value, Record):
-        if "total" not in value:
-            raise EvaluationError(tr("each side of an opposed check needs a total"), span)
-        return value
-    return Record({"total": as_number(value, span, A_SIDE)})
-
-
 def _key(value):
     return (0, value) if isinstance(value, bool) else (1, value)
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, int | Fraction) and not isinstance(value, bool)
