@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import attrs
 
 from dsl import nodes as n
@@ -9,6 +11,39 @@ from dsl import types as t
 from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.messages import tr
+from dsl.nodes.walk import parts
+
+#: the functions that make a division's fraction whole
+ROUNDING = frozenset(("floor", "ceil", "round"))
+
+
+def unrounded_division(node) -> n.Binary | None:
+    """A `/` in an expression that no floor, ceil or round takes in, dividing something
+    or two numbers written out that divide with a fraction left (`T / 10`: 38/10 for a
+    T of 38; `7 / 2`; not `10 / 2`)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple | list):
+            stack.extend(item)
+        elif isinstance(item, n.Call) and item.function in ROUNDING:
+            continue
+        elif isinstance(item, n.Binary) and item.op == "/":
+            a, b = item.left, item.right
+            if not (isinstance(a, n.Literal) and isinstance(b, n.Literal)):
+                return item
+            if _fraction_left(a.value, b.value):  # (`7 / 2`)
+                return item
+        elif attrs.has(type(item)):
+            stack.extend(parts(item))
+    return None
+
+
+def _fraction_left(top: object, bottom: object) -> bool:
+    """Whether two numbers written out divide with a fraction left."""
+    if isinstance(top, int | Fraction) and isinstance(bottom, int | Fraction) and bottom:
+        return (Fraction(top) / bottom).denominator != 1
+    return False
 
 
 class SheetChecks(CheckerHost):
@@ -32,6 +67,14 @@ class SheetChecks(CheckerHost):
             )
             if item.minimum is not None:
                 self.want(item.minimum, scope, t.NUMBER, tr("a resource's minimum"))
+            for bound in (item.maximum, item.minimum):
+                division = unrounded_division(bound)
+                if division is not None:
+                    self.warning(
+                        tr("`/` is exact: {name} may hold a fraction", name=item.name),
+                        division.op_span,
+                        tr("round it as the rules say: floor(...), ceil(...) or round(...)"),
+                    )
         elif isinstance(item, n.Counter):
             self.constant_in_range(item.default, item.range, item.name)
         elif isinstance(item, n.Flag):
