@@ -11,7 +11,9 @@ dice summed, keeps over open-ended values, an opposed d100 with ties rerolled.
 - `opposed dN vs dN, tie reroll`, N = 20, 100 (Warhammer at equal skills): `won` of an
   action whose opposed check compares Success Levels (`compare sl, target`), exact with
   every tie rerolled (`Engine.odds`); icepool: the difference of Success Levels, a tie
-  rerolled away (`Reroll`), its sign read.
+  rerolled away (`Reroll`), its sign read. `opposed d100 named`: the same rules with each
+  side naming its die before the roll (`let d = d(sides)`, read by a field), as a natural
+  die is written.
 
 Each peer is given its best formulation for the question as asked (not the readable one).
 Each time is CPU time (`time.process_time`) of one call, the best of --rounds rounds, the
@@ -68,6 +70,22 @@ action act(value: int, sides: int) "Act" {
   let a = attack(value, sides)
   result { won: a.won }
 }
+check named(value: int, sides: int) "Test, its die named" {
+  let d = d(sides)
+  roll d <= value
+  sl = floor(value / 10) - floor(d / 10)
+  critical = d % 11 = 0
+}
+opposed named_attack(value: int, sides: int) "Attack, dice named" {
+  roll named(value, sides)
+  against named(value, sides)
+  compare sl, target
+  tie reroll
+}
+action named_act(value: int, sides: int) "Act, dice named" {
+  let a = named_attack(value, sides)
+  result { won: a.won }
+}
 """
 
 
@@ -118,6 +136,18 @@ def opposed(i, _y):
             return (sl - sl).map(lambda m: m > 0 if m else i.Reroll)
 
         yield f"opposed d{sides}, tie reroll", ours, theirs, None
+    # the same rules, each side naming its die before its roll (a natural die its fields
+    # read: Warhammer's doubles): sampled after seconds before interpreter.odds.side_paths
+    named_values = iter(range(30, 99))
+
+    def named(values=named_values):
+        return engine.odds("named_act", sheet, {"value": next(values), "sides": 100}, "won")
+
+    def theirs_named():
+        sl = i.d(100).map(lambda x: 40 // 10 - x // 10)
+        return (sl - sl).map(lambda m: m > 0 if m else i.Reroll)
+
+    yield "opposed d100 named, tie reroll", named, theirs_named, None
 
 
 GROUPS = {"sums": sums, "kh1": keeps, "opposed": opposed}

@@ -166,12 +166,20 @@ def contests(draw):
     compare = draw(st.sampled_from(["", "compare margin", "compare success, margin"]))
     if degrees:
         compare = draw(st.sampled_from([compare, "compare degree, total"]))
+    # a die named before the roll (`let d = d4`, a natural die its field reads): each side
+    # branches on it before its roll (interpreter.odds.side_paths)
+    named_die = draw(st.booleans())
     checks = ""
     for i, (way, target) in enumerate(zip(ways, targets)):
         named = "degrees { top: total = 1  good: success  bad: total = 4  poor: else }"
+        roll = (
+            f"let d = d4\n  roll d + x {way} {target} + A\n  top = d = 4"
+            if named_die
+            else (f"roll d4 + x {way} {target} + A")
+        )
         checks += f"""
 check c{i}(x: int = 0) "C{i}" {{
-  roll d4 + x {way} {target} + A
+  {roll}
   {named if degrees else ""}
 }}"""
     if "total" in compare and len({w in ("<=", "<") for w in ways}) > 1:

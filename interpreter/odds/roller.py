@@ -36,6 +36,8 @@ from interpreter.odds.remembered import (
 )
 from interpreter.odds.riders import SWITCH as RIDERS
 from interpreter.odds.riders import riding
+from interpreter.odds.side_paths import SWITCH as SIDE_PATHS
+from interpreter.odds.side_paths import followed
 from interpreter.odds.sums import int_sums_cost
 from interpreter.odds.weights import ONE
 from interpreter.runtime import ChainRoll, CountingRoller, Unknown
@@ -453,8 +455,10 @@ class OddsRoller(PoolQuestions):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:
-            ours = opposed.ours(ctx)
-            theirs = opposed.theirs(ctx)
+            ours = self._side(opposed.ours, ctx, negligible)
+            theirs = self._side(opposed.theirs, ctx, negligible)
+            if ours is None or theirs is None:
+                return None
             if type(ours) is Contest or type(theirs) is Contest:
                 return None
             return contest(opposed, ctx, ours, theirs, self, _settled, negligible)
@@ -462,6 +466,23 @@ class OddsRoller(PoolQuestions):
             return None
         finally:
             self.pins, self.cursor = saved
+
+    def _side(self, side, ctx, negligible: int):
+        """A side's value: a record, its distribution, or None (it branches on more
+        than side_paths follows: the opposed check then runs as a real run would)."""
+        try:
+            return side(ctx)
+        except Branch:
+            if not SIDE_PATHS.on:
+                raise
+        return followed(lambda: self._path(side, ctx), ctx, self, negligible)
+
+    def _path(self, side, ctx) -> tuple:
+        """One run of a side with the pins (side_paths.followed): (done, value, stops)."""
+        try:
+            return True, side(ctx), ()
+        except Branch as split:
+            return False, split.dist, split.stops
 
     def chain(self, procedure, ctx) -> ChainRoll:
         key = (procedure.name, tuple(sorted((k, hashable(v)) for k, v in ctx.env.items())))
