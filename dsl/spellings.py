@@ -332,8 +332,11 @@ def _at_position(text: str, position: int) -> tuple | None:
             tr("`//` is not an operator here; a division rounded down is written floor(a / b)"),
             position - 1,
             position + 1,
-            tr("as in {example}", example="floor(d6 / 2)"),
+            tr("as in {example}; a comment starts with `#`", example="floor(d6 / 2)"),
         )
+    halved = _half_comparison(text, position)
+    if halved is not None:
+        return halved
     if text[position : position + 1] == "^":  # a power in AnyDice and spreadsheets
         return (
             tr("`^` is not an operator here; a power is written **"),
@@ -359,6 +362,50 @@ def _at_position(text: str, position: int) -> tuple | None:
             tr("here, write {ours}", ours=f"{before[-1]}({named})"),
         )
     return None
+
+
+#: the comparisons, longest first (`<=` before `<`)
+_COMPARISONS = ("<=", ">=", "!=", "<", ">", "=")
+
+
+def _half_comparison(text: str, position: int) -> tuple | None:
+    """`x >= 10 and <= 12`: the second comparison without the value it compares, as
+    speech writes it; said with the value written again, or as a range."""
+    op = next((c for c in _COMPARISONS if text.startswith(c, position)), None)
+    before = text[max(0, position - 80) : position].rstrip()
+    joint = before.rsplit(None, 1)[-1] if before else ""
+    if op is None or joint not in ("and", "or"):
+        return None
+    words = before[: -len(joint)].split()
+    value = text[position + len(op) : position + len(op) + 40].split(None, 1)
+    named = len(words) >= 3 and _plain(words[-3]) and _plain(words[-1]) and value
+    if named and words[-2] in _COMPARISONS and _plain(value[0]) and len(words[-3]) <= 40:
+        subject, first = words[-3], f"{words[-3]} {words[-2]} {words[-1]}"
+        example = f"{first} {joint} {subject} {op} {value[0]}"
+        hint = tr("write the value compared again: {example}", example=example)
+        if joint == "and" and {words[-2], op} == {">=", "<="}:
+            low, high = (words[-1], value[0]) if words[-2] == ">=" else (value[0], words[-1])
+            hint = tr("{hint}, or {range}", hint=hint, range=f"{subject} in {low}..{high}")
+    else:
+        hint = tr("write the value compared again: {example}", example="x >= 10 and x <= 12")
+    return (
+        tr("`{op}` compares two values: the one before it is missing", op=op),
+        position,
+        position + len(op),
+        hint,
+    )
+
+
+def _plain(word: str) -> bool:
+    """A name (`x`, `r.total`) or a number written alone: not dice (read again, they
+    would roll again), nor a piece of a parenthesised expression."""
+    dice = word[:1] in ("d", "D") and word[1:2].isdigit()
+    return (
+        bool(word)
+        and not dice
+        and all(c.isalnum() or c in "._'" for c in word)
+        and (word.isdigit() or not word[0].isdigit())
+    )
 
 
 def other_spelling(text: str, position: int) -> tuple | None:

@@ -10,7 +10,7 @@ import dsl
 from benchmarks.corpus import CORPUS
 from dsl import nodes as n
 from dsl.build import Builder, parse_expression
-from dsl.errors import RulebookSyntaxError, Source
+from dsl.errors import RulebookError, RulebookSyntaxError, Source
 from dsl.parser import dice_terminal, lark_parser, parse_tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -394,3 +394,39 @@ def test_a_parameters_type_written_as_a_range_lists_the_types():
         dsl.load_text('check c(v: int, e: 1..3 = 0) "C" { roll d20 >= v }', "k.rules")
     assert caught.value.message == "unexpected '1..3'"
     assert "a parameter's type: int, number" in caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("condition", "hint"),
+    [
+        (
+            "x >= 10 and <= 12",
+            "write the value compared again: x >= 10 and x <= 12, or x in 10..12",
+        ),
+        ("x.total <= 12 and >= 10", "x.total <= 12 and x.total >= 10, or x.total in 10..12"),
+        ("x < 3 or > 10", "write the value compared again: x < 3 or x > 10"),
+        ("(x >= 10) and <= 12", "write the value compared again: x >= 10 and x <= 12"),
+    ],
+)
+def test_a_comparison_without_its_first_value_says_to_write_it_again(condition, hint):
+    text = (
+        f'action a() {{\n  let x = 2d6\n  if {condition} {{ note "in" }}\n  result {{ x: x }}\n}}\n'
+    )
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text(text, "k.rules")
+    assert "compares two values: the one before it is missing" in caught.value.message
+    assert hint in caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("statement", "hint"),
+    [
+        ('note "x is " + x', 'a text shows values in braces: "x is {x}"'),
+        ('note x + " points"', 'a text shows values in braces: "{x} points"'),
+    ],
+)
+def test_a_text_added_to_a_value_says_how_a_text_shows_it(statement, hint):
+    text = f"action a() {{\n  let x = d6\n  {statement}\n  result {{ x: x }}\n}}\n"
+    with pytest.raises(RulebookError) as caught:
+        dsl.load_text(text, "k.rules")
+    assert hint in str(caught.value.render())

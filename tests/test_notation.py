@@ -172,6 +172,8 @@ def test_this_languages_reading_stays():
         ("1 + d size", 7, "`d size` is not a die", "write d(size)"),
         ("D  faces", 4, "`D faces` is not a die", "write D(faces)"),
         ("d6 // 2", 4, "`//` is not an operator here", "floor(d6 / 2)"),
+        ("d6 // 2", 4, "`//` is not an operator here", "a comment starts with `#`"),
+        ("2d6 >= 3 and <= 5", 14, "`<=` compares two values", "again: x >= 10 and x <= 12"),
     ],
 )
 def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):

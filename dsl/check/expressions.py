@@ -440,7 +440,7 @@ class ExpressionChecks(CheckerHost):
                             describe=t.value_of(type_).describe(),
                         ),
                         side.span,
-                        self.quote_hint(side),
+                        self.quote_hint(side) or _joined_text_hint(node, side),
                     )
             return t.NUMBER if op in ("+", "-", "*", "/", "**", "%") else t.BOOL
         if op in ("=", "!="):
@@ -522,3 +522,17 @@ class ExpressionChecks(CheckerHost):
     def ex_ifexpr(self, node: n.IfExpr, scope: Scope) -> t.Type:
         self.want(node.condition, scope, t.BOOL, tr("an `if` condition"))
         return t.join(self.expr(node.then, scope), self.expr(node.otherwise, scope))
+
+
+def _joined_text_hint(node: n.Binary, side) -> str | None:
+    """`"x is " + x`: a text written out, added to a value, as one text with the value
+    in braces (`"x is {x}"`), when the value is written short."""
+    if node.op != "+" or not (isinstance(side, n.Literal) and isinstance(side.value, str)):
+        return None
+    other = node.right if side is node.left else node.left
+    written = other.span.text
+    if len(written) > 40 or "\n" in written or '"' in written:
+        return None
+    text = side.value.replace("{", "{{").replace("}", "}}")
+    joined = text + "{" + written + "}" if side is node.left else "{" + written + "}" + text
+    return tr("a text shows values in braces: {example}", example=f'"{joined}"')
