@@ -329,6 +329,11 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
                     example=f"{statement} {name}(){title} {{",
                 )
                 return RulebookSyntaxError(message, span, hint)
+            if statement == "result" and set(expected) == {"LBRACE"} and token.type == "NAME":
+                name = token.value if len(token.value) <= _OWN_EXAMPLE else "hit"
+                hint = tr("a result is a record of named values: {example}",
+                          example=f"result {{ {name}: {name} }}")  # fmt: skip
+                return RulebookSyntaxError(message, span, hint)
             if ("TO" in expected or "FROM" in expected) and statement in _WRITTEN:
                 example = _WRITTEN[statement]
                 written = _statement_text(text, token.start_pos)

@@ -430,3 +430,9 @@ def test_a_text_added_to_a_value_says_how_a_text_shows_it(statement, hint):
     with pytest.raises(RulebookError) as caught:
         dsl.load_text(text, "k.rules")
     assert hint in str(caught.value.render())
+
+
+def test_a_result_without_its_braces_says_it_is_a_record():
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text("action a() {\n  let hits = d6\n  result hits\n}\n", "k.rules")
+    assert caught.value.hint == "a result is a record of named values: result { hits: hits }"
