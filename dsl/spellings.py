@@ -334,6 +334,13 @@ def _at_position(text: str, position: int) -> tuple | None:
             position + 1,
             tr("as in {example}; a comment starts with `#`", example="floor(d6 / 2)"),
         )
+    if text.startswith("/no", position) and text.endswith("yes", 0, position):  # a type
+        return (
+            tr("a yes/no value's type is written `bool`"),
+            position - 3,
+            position + 3,
+            tr("as in {example}", example="boon: bool = no"),
+        )
     halved = _half_comparison(text, position)
     if halved is not None:
         return halved

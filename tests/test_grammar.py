@@ -436,3 +436,19 @@ def test_a_result_without_its_braces_says_it_is_a_record():
     with pytest.raises(RulebookSyntaxError) as caught:
         dsl.load_text("action a() {\n  let hits = d6\n  result hits\n}\n", "k.rules")
     assert caught.value.hint == "a result is a record of named values: result { hits: hits }"
+
+
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [
+        ("flag", "here, write bool"),
+        ("String", "here, write text"),
+        ("float", "here, write number"),
+        ("yes/no", "as in boon: bool = no"),
+    ],
+)
+def test_another_languages_type_name_says_ours(written, hint):
+    text = f'check c(b: {written} = 1) "C" {{\n  roll d20 >= 10\n}}\n'
+    with pytest.raises(RulebookError) as caught:
+        dsl.load_text(text, "k.rules")
+    assert hint in str(caught.value.render())

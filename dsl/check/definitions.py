@@ -14,6 +14,18 @@ from dsl.dice_terminal import reads_as_dice
 from dsl.errors import Span, did_you_mean
 from dsl.messages import tr
 
+#: other languages' (and sheets') names of the parameter types, and ours
+OTHER_TYPE_NAMES = {
+    "flag": "bool",
+    "yesno": "bool",
+    "yes": "bool",
+    "string": "text",
+    "str": "text",
+    "float": "number",
+    "decimal": "number",
+    "fraction": "number",
+}
+
 
 class DefinitionChecks(CheckerHost):
     """The definitions' checks (part of the Checker)."""
@@ -270,10 +282,12 @@ class DefinitionChecks(CheckerHost):
                 if isinstance(v, n.Group | n.Table | n.Catalog | n.Ladder)
             ),
         ]
+        ours = OTHER_TYPE_NAMES.get(name.lower())
         self.error(
             tr("unknown type `{name}`", name=name),
             node.span,
-            did_you_mean(name, choices)
+            (tr("here, write {ours}", ours=ours) if ours is not None else None)
+            or did_you_mean(name, choices)
             or tr(
                 "types: {types}, or a group, table, catalog or ladder name",
                 types=", ".join(PARAM_TYPES),
