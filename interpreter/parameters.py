@@ -418,8 +418,13 @@ def _number_value(where, kind: str, value, limits):
             )
         value = number
     if not is_number(value):
+        hint = None
+        if type(value) is float:  # (inexact: `0.1` is not 1/10; its text is read exactly)
+            hint = tr("give an int, a Fraction or a text, as in {example}", example=f'"{value!r}"')
         raise ParameterError(
-            tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value))
+            tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value)),
+            None,
+            hint,
         )
     if not number_fits(value, limits):
         raise ParameterError(

@@ -486,3 +486,18 @@ def test_a_run_or_odds_against_something_not_a_sheet_says_how_to_make_one(given)
     ):
         with pytest.raises(TypeError, match=r"a run needs a Sheet, not \w+: make one with"):
             ask()
+
+
+def test_a_float_parameter_says_how_to_give_its_number_exactly():
+    """`{"skill": 41.5}` from an app: a float is not exact (0.1 is not 1/10); the hint says
+    what to give instead, and the text it suggests is read exactly."""
+    from fractions import Fraction
+
+    from interpreter.errors import ParameterError
+
+    engine = Engine(dsl.load_text("action a(x: number) { result { x: x } }\n", "f.rules"))
+    sheet = engine.sheet({})
+    with pytest.raises(ParameterError) as caught:
+        engine.run("a", sheet, {"x": 41.5})
+    assert caught.value.hint == 'give an int, a Fraction or a text, as in "41.5"'
+    assert engine.run("a", sheet, {"x": "41.5"}).result["x"] == Fraction(83, 2)
