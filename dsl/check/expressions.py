@@ -530,6 +530,8 @@ def _joined_text_hint(node: n.Binary, side) -> str | None:
     if node.op != "+" or not (isinstance(side, n.Literal) and isinstance(side.value, str)):
         return None
     other = node.right if side is node.left else node.left
+    if isinstance(other, n.Literal):  # (`1 + "a"`: nothing to show in braces)
+        return None
     written = other.span.text
     if len(written) > 40 or "\n" in written or '"' in written:
         return None
