@@ -40,6 +40,7 @@ SWITCHES = [
     (steps_json.SWITCH, "flat", False),
     (steps_json.SWITCH, "joined", False),
     (steps_json.SWITCH, "data_once", False),
+    (steps_json.SWITCH, "kept", False),
     (messages.SHOWN, "kept", False),
     (messages.SHOWN, "english_once", False),
     (shown.SWITCH, "kept", False),
