@@ -9,15 +9,17 @@ characters; each example game's actions, checks and opposed checks, choices answ
 its tests answer them), each run with `--seeds` seeds, in English (asked as none and as
 `en`) and Spanish, under the default limits and three others (values cut to 3 and 12
 characters, a trace of 6 steps: the bounded trace's cuts and counts): the run's JSON as
-the server writes it (`run_data`, `worker.compact`), and for the first two seeds its trace
-as text too (`render_text`, plain and verbose), or its error. Each side runs in a process
-of its own, with its own tree's code; the trees' paths are written alike in both.
+the server writes it (`run_data`, its steps kept where the tree keeps them: `kept`;
+`worker.compact`), and for the first two seeds its trace as text too (`render_text`,
+plain and verbose), or its error. Each side runs in a process of its own, with its own
+tree's code; the trees' paths are written alike in both.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import os
 import pickle
 import subprocess
@@ -45,6 +47,9 @@ def answers(tree: str, seeds: int, only: list[str]) -> dict:
 
     roots = {str(all_actions.ROOT), tree}
     out: dict = {}
+    # (as a server's worker asks for it, where the tree has it: its steps kept and given
+    # again, interpreter.steps_json)
+    served = {"kept": True} if "kept" in inspect.signature(run_data).parameters else {}
 
     def alike(text: str) -> str:  # (the trees' paths written alike)
         for root in roots:
@@ -61,7 +66,7 @@ def answers(tree: str, seeds: int, only: list[str]) -> dict:
                 for language in (None, "en", "es"):
                     try:
                         o = e.run(action, sheet, params, SeededDice(seed), trace=True, **ask)
-                        said = compact(run_data(o, language)).decode()
+                        said = compact(run_data(o, language, **served)).decode()
                         if seed < 2:
                             o = e.run(action, sheet, params, SeededDice(seed), trace=True, **ask)
                             said += render_text(o.trace, language, verbose=True)

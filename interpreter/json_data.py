@@ -91,8 +91,9 @@ def _head(kind: str, language: str | None) -> dict:
 # ─── runs ───────────────────────────────────────────────────────────────────
 
 
-def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
-    """An Outcome (of an action, a check, an opposed check or a named roll)."""
+def run_data(outcome, language: str | None = None, trace: bool = True, kept=False) -> dict:
+    """An Outcome (of an action, a check, an opposed check or a named roll); `kept`: its
+    steps may be kept and given again to later documents (interpreter.steps_json)."""
     w = Writer(language)
     out = _head("run", language)
     out["run"] = outcome.kind
@@ -132,7 +133,7 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
     out["dice"] = list(outcome.dice)
     out["origin"] = outcome.origin
     steps = outcome.trace if trace else []
-    out["trace"] = steps_data(steps, w)
+    out["trace"] = steps_data(steps, w, kept)
     return w.finish(out)
 
 
@@ -162,14 +163,14 @@ def _sheet_data(sheet, w: Writer):
     return data
 
 
-def steps_data(steps, w: Writer) -> list:
+def steps_data(steps, w: Writer, kept: bool = False) -> list:
     """A trace's steps as JSON data, as `step_data` of each at `/trace/{i}` writes them:
     with `SWITCH.direct`, each step's parts read once from what it holds (`Step._r`; its
     text, detail and data through their properties only where they are made or cut), its
     pointer written only for data that has some, no call per step but its own."""
     if not SWITCH.direct:
         return [step_data(s, w, f"/trace/{i}") for i, s in enumerate(steps)]
-    return steps_written(steps, w.language, w.fractions, w.text, _writes(w))
+    return steps_written(steps, w.language, w.fractions, w.text, _writes(w), kept)
 
 
 def _writes(w: Writer):

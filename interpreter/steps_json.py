@@ -15,17 +15,33 @@ byte, with each switch off):
   the same (what it is made of is immutable);
 - a step's data (a dict, or a `Later` not made yet) is cut and written in one pass
   (`SWITCH.data_once`: `_data_written`), not gone through three times (whether it fits
-  its room, then cut, then made plain). Made here, it is not kept either.
+  its room, then cut, then made plain). Made here, it is not kept either;
+- for a server's worker (`kept`, `SWITCH.kept`), a step of a function of `trace.KEPT_STEPS`
+  (a let's, a lookup's, an if's, a note's: what it shows is made of its arguments alone)
+  is kept as JSON by those arguments and the language (a text or number by its value,
+  a record or span by its identity, held by what is kept), and given again, copied, for
+  the same ones: a run's steps that read the same as another's are not written again.
+  A step that noted a fraction at its pointer is not kept. At most KEPT_MOST.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from dsl.errors import Span
 from dsl.messages import SOURCE_LANGUAGE, Message, show_value, translate
 from interpreter.shown import glimpse_data
-from interpreter.trace import DATA_ROOM, JOINED, TEXT_ROOM, Later, Step, Trace, made_step
-from interpreter.values import escape_key, plain
+from interpreter.trace import (
+    DATA_ROOM,
+    JOINED,
+    KEPT_STEPS,
+    TEXT_ROOM,
+    Later,
+    Step,
+    Trace,
+    made_step,
+)
+from interpreter.values import Record, escape_key, plain
 
 
 class Switch:
@@ -34,23 +50,42 @@ class Switch:
     flat = True
     joined = True
     data_once = True
+    kept = True
 
 
 SWITCH = Switch()
 
+#: steps kept at most (then all forgotten at once)
+KEPT_MOST = 1024
+#: key (`_kept_key`) → (the entry recorded, which holds what its key names by identity,
+#: and its step as JSON)
+_KEPT: dict = {}
+_TRUE, _FALSE = object(), object()  # (yes and no in a key: apart from 1 and 0)
+
 _iter = list.__iter__
 
 
-def steps_written(steps, language: str | None, fractions: dict, text, other) -> list:
-    """A trace's steps as JSON data: `other(step, i)` writes a step of any other type."""
+def steps_written(
+    steps, language: str | None, fractions: dict, text, other, kept: bool = False
+) -> list:
+    """A trace's steps as JSON data: `other(step, i)` writes a step of any other type.
+    `kept`: a step of KEPT_STEPS written once is kept and given again (a shallow copy:
+    its data the same objects, for a caller that changes none of it: a server's worker)."""
     out: list[dict] = []
     append = out.append
     entries = _iter(steps) if type(steps) is Trace and steps.flat and SWITCH.flat else steps
     joined = SWITCH.joined
     once = SWITCH.data_once
+    keeps = kept and SWITCH.kept and joined and once
     for i, entry in enumerate(entries):
         kind = type(entry)
+        key = None  # (what this step is kept by, if it is)
         if kind is tuple:  # (recorded flat: its parts made here, not kept)
+            key = _kept_key(entry, language) if keeps and entry[0] in KEPT_STEPS else None
+            if key is not None and key in _KEPT:  # (a copy: the document's own)
+                append(dict(_KEPT[key][1]))
+                continue
+            noted = len(fractions)
             step = made_step(entry[0](*entry[1:]))
         elif kind is Step:
             step = entry
@@ -92,7 +127,10 @@ def steps_written(steps, language: str | None, fractions: dict, text, other) -> 
                 data = plain(made, fractions, pointer, text)
             else:
                 data = _data_written(made, r[9], fractions, pointer, text)
-            append(_entry(r[0], said, file, line, r[4], detail, r[7], data))
+            written = _entry(r[0], said, file, line, r[4], detail, r[7], data)
+            append(written)
+            if key is not None and len(fractions) == noted:  # (none noted at its pointer)
+                _keep(key, entry, written)
             continue
         if type(data) is not dict or data:  # (an empty dict: nothing to make nor cut)
             data = step.data
@@ -111,6 +149,33 @@ def steps_written(steps, language: str | None, fractions: dict, text, other) -> 
             }
         )
     return out
+
+
+def _keep(key: tuple, entry: tuple, written: dict) -> None:
+    if len(_KEPT) >= KEPT_MOST:
+        _KEPT.clear()
+    _KEPT[key] = (entry, dict(written))
+
+
+def _kept_key(entry: tuple, language: str | None) -> tuple | None:
+    """What a step recorded flat is kept by: its function, the language and each
+    argument: a text or whole number as it is, yes/no apart from 1 and 0, a record or a
+    span by its identity (the entry kept holds it), a tuple of texts and whole numbers
+    as it is; None for any other argument (not kept)."""
+    key: list = [entry[0], language]
+    for value in entry[1:]:
+        kind = type(value)
+        if kind is str or kind is int or value is None:
+            key.append(value)
+        elif kind is bool:
+            key.append(_TRUE if value else _FALSE)
+        elif kind is Span or kind is Record:
+            key.append((kind, id(value)))
+        elif kind is tuple and all(type(v) is str or type(v) is int for v in value):
+            key.append(value)
+        else:
+            return None
+    return tuple(key)
 
 
 def _entry(kind, text, file, line, depth, detail, verbose, data) -> dict:

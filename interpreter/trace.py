@@ -588,3 +588,6 @@ def call_parts(label: str, params, length: int | None = None) -> list:
 #: giving those parts (or None: no text) from the same arguments: a `Later` of it not yet
 #: made is written in a language from its parts, no Message made (interpreter.steps_json)
 JOINED: dict[Callable[..., Any], Callable[..., list | None]] = {call_text: call_parts}
+#: the functions of steps recorded flat (`Trace.flat`) whose step as JSON is a function of
+#: their arguments and its language alone: a server's worker keeps it (interpreter.steps_json)
+KEPT_STEPS: set[Callable[..., tuple]] = set()

@@ -15,8 +15,12 @@ from dsl.messages import KEEPS_SHOWN, show_value
 #: other type goes through the Mapping ABC's hook
 PLAIN_TYPES = frozenset({int, str, bool, type(None), Fraction})
 #: the slots `Record.__init__` gives None, besides `_fields` and `kind`: generated code
-#: that makes a record without calling it gives them so (interpreter.compile.codegen.returned)
-UNSET_SLOTS = ("_hash", "_cells")
+#: that makes a record without calling it gives them so (interpreter.compile.codegen.returned).
+#: `_shown` and `_whole` too (`SET_KEPT`): a slot never set is read through `__getattr__`,
+#: two exceptions (about 1 µs) each time a new record is first shown in a trace
+UNSET_SLOTS = ("_hash", "_cells", "_shown", "_whole")
+#: whether a record's kept texts start as None (off: unset, found so by `__getattr__`)
+SET_KEPT = True
 
 
 class Record(Mapping):
@@ -30,15 +34,17 @@ class Record(Mapping):
 
     __slots__ = ("_cells", "_fields", "_hash", "_shown", "_whole", "kind")
     #: whether it is shown whole, by (as data, length): set when first asked (interpreter.shown)
-    _whole: dict[tuple[bool, int], bool]
+    _whole: dict[tuple[bool, int], bool] | None
     #: its text as people read it, by language: set when first shown (dsl.messages.show_value)
-    _shown: dict[str | None, str]
+    _shown: dict[str | None, str] | None
 
     def __init__(self, fields: dict, kind: str = "record"):
         self._fields = fields  # a fresh dict, owned by the record from now on
         self.kind = kind
         self._hash: int | None = None
         self._cells: int | None = None  # its size once counted (interpreter.bounds.cells), if flat
+        if SET_KEPT:
+            self._shown = self._whole = None
 
     def get(self, name, default=None):
         return self._fields.get(name, default)

@@ -234,3 +234,22 @@ def test_a_checks_line_whose_head_a_catalogue_translates_is_written_whole(monkey
     flat = _written(runs[0], "es", True)
     monkeypatch.setattr(check_terms, "_as_is_everywhere", lambda template: False)
     assert _written(runs[1], "es", True) == flat
+
+
+@pytest.mark.parametrize("language", [None, "es"])
+def test_a_checks_verdict_and_fields_are_written_as_parts(language, monkeypatch):
+    """Fails with check_terms.FLAT_TAIL off: ` → {verdict}` and each `{name} {value}` are
+    then Messages, made in English, then rendered in the answer's language."""
+    from interpreter.compile import check_terms
+
+    made = []
+    original = check_terms.tr
+    monkeypatch.setattr(check_terms, "tr", lambda t, **p: made.append(t) or original(t, **p))
+    for seed in range(3):
+        document = run_data(_asustarse(seed), language)
+        assert any(step["kind"] == "check" for step in document["trace"])
+    assert " → {verdict}" not in made and "{name} {value}" not in made
+    monkeypatch.setattr(check_terms, "FLAT_TAIL", False)
+    flat = json.dumps(document, ensure_ascii=False)
+    assert json.dumps(run_data(_asustarse(2), language), ensure_ascii=False) == flat
+    assert " → {verdict}" in made and "{name} {value}" in made

@@ -45,9 +45,9 @@ def _rendered(monkeypatch) -> list:
     rendered: list = []
     run_data = play.run_data
 
-    def noted(outcome, language):
+    def noted(outcome, language, **options):
         rendered.append(outcome)
-        return run_data(outcome, language)
+        return run_data(outcome, language, **options)
 
     monkeypatch.setattr(play, "run_data", noted)
     return rendered

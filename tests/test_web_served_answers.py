@@ -11,7 +11,8 @@ import pytest
 
 from dsl import messages
 from dsl.bounded import Bounded
-from interpreter import json_data, shown, steps_json
+from interpreter import json_data, shown, steps_json, values
+from interpreter.compile import check_terms
 from interpreter.dice import SeededDice
 from interpreter.engine import Engine
 from interpreter.web import frames, kept_answers, play, worker
@@ -40,6 +41,9 @@ SWITCHES = [
     (steps_json.SWITCH, "flat", False),
     (steps_json.SWITCH, "joined", False),
     (steps_json.SWITCH, "data_once", False),
+    (steps_json.SWITCH, "kept", False),
+    (values, "SET_KEPT", False),
+    (check_terms, "FLAT_TAIL", False),
     (messages.SHOWN, "kept", False),
     (messages.SHOWN, "english_once", False),
     (shown.SWITCH, "kept", False),

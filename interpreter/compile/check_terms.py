@@ -7,11 +7,16 @@ import functools
 from dsl.messages import Message, available_languages, catalogue_for, tr
 from interpreter.compile.arithmetic import as_number
 from interpreter.roll_steps import faces_text
+from interpreter.shown import glimpse
 from interpreter.state import place_text
 from interpreter.trace import JOINED, Later, made
 from interpreter.values import normalize, show
 
 THE_TERM = tr("the term {label}")
+#: whether a check's verdict and fields are written as their parts where every catalogue
+#: writes `" → {verdict}"` and `"{name} {value}"` as they are (off: a Message each, made
+#: in English and then rendered in the answer's language; the same text)
+FLAT_TAIL = True
 
 
 def explained_sum(ctx, terms) -> tuple:
@@ -141,6 +146,27 @@ def terms_texts(given: list, length: int) -> tuple[Message, Message | None]:
         return text, None
     other = Message.joined(full)
     return text, (None if other == text else other)
+
+
+def verdict_parts(verdict) -> list:
+    """A check's ` → verdict`, as parts of its line."""
+    if FLAT_TAIL and _as_is_everywhere(" → {verdict}"):
+        return [" → ", verdict]
+    return [tr(" → {verdict}", verdict=verdict)]
+
+
+def fields_parts(names: list, fields, length: int) -> list:
+    """A check's fields `name value, name value` (each value cut short: `glimpse`), as
+    parts of its line."""
+    if FLAT_TAIL and _as_is_everywhere("{name} {value}"):
+        out: list = []
+        for name in names:
+            if out:
+                out.append(", ")
+            out += [name, " ", glimpse(fields[name], length)]
+        return out
+    shown = [tr("{name} {value}", name=name, value=glimpse(fields[name], length)) for name in names]
+    return [Message.joined(shown, ", ")]
 
 
 def _spaced(parts: list) -> Message:

@@ -276,15 +276,15 @@ class CompiledCheck(CallFrame):
         elif "success" in fields:
             verdict = SUCCESS if fields["success"] else FAILURE
         if verdict is not None:
-            parts.append(tr(" → {verdict}", verdict=verdict))
+            parts += check_terms.verdict_parts(verdict)
         extra = [
-            tr("{name} {value}", name=name, value=glimpse(fields[name], length))
+            name
             for name in dict(self.fields)
             if name not in ("success", "degree") or name in self.plain_fields
         ]
         if extra:
             parts.append(", " if verdict is not None else " → ")
-            parts.append(Message.joined(extra, ", "))
+            parts += check_terms.fields_parts(extra, fields, length)
         return parts
 
 

@@ -12,7 +12,7 @@ from interpreter.dice import KEPT, PoolRoll
 from interpreter.roll_steps import dice_parts
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
-from interpreter.trace import JOINED, Later, Step, later_step, made_step, new_step
+from interpreter.trace import JOINED, KEPT_STEPS, Later, Step, later_step, made_step, new_step
 from interpreter.values import PLAIN_TYPES, Record, show
 
 _append = list.append
@@ -339,3 +339,7 @@ def grouped_rounds(ctx, rounds: list, span) -> None:
         kind = "tie" if end != len(trace) else "round"
         head = Step.at(kind, heading, span, {}, ctx.depth)
         trace[start:end] = [head] + [step.deeper() for step in trace[start:end]]
+
+
+#: (a let's, a set's, an if's and a note's steps: of their arguments alone)
+KEPT_STEPS.update({named_step, tested_step, noted_step})

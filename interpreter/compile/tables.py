@@ -16,7 +16,7 @@ from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.state import MISSING
-from interpreter.trace import JOINED, Later, later_step, made_step
+from interpreter.trace import JOINED, KEPT_STEPS, Later, later_step, made_step
 from interpreter.values import PLAIN_TYPES, Record, is_number
 
 
@@ -314,6 +314,7 @@ def lookup_parts(title: str, key_values: tuple, seen, length: int) -> list:
 
 
 JOINED[_lookup_text] = lookup_parts
+KEPT_STEPS.add(looked_up)  # (its step: of its arguments alone)
 
 
 #: whole-number keys remembered of one table (each a row's constant value)

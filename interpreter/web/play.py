@@ -96,7 +96,7 @@ def run(work: Work, args: dict) -> dict | kept_answers.Rendered:
                 work.remember = (key, engine, sheet)  # (kept once the worker renders it)
     except (DieNeeded, ChoiceNeeded) as need:
         return _needed(need, language, engine.rulebook)
-    out = run_data(outcome, language)
+    out = run_data(outcome, language, kept=True)  # (rendered, then let go: steps kept)
     out["warnings"] = [*sheet_warnings(read, language), *out["warnings"]]
     if saved is not None:
         out["saved"] = saved

@@ -111,7 +111,10 @@ class Workers:
 
     def _job(self, request, name: str, args: dict, writes=False, streams=False) -> Job:
         # Errors speak the request's language (`lang`), as app.project_error says them.
-        asked = getattr(request.state, "lang", None)
+        # (`request.state`'s dict read as it is: its `State` made and a missing name's
+        # AttributeError raised, and `request.client`'s tuple, cost every request)
+        state = request.scope.get("state") or {}
+        asked = state.get("lang")
         lang = asked or (
             request.query_params.get("lang") if request.scope.get("query_string") else None
         )
@@ -126,7 +129,8 @@ class Workers:
         elif name == "encounter":  # (as long as a sweep: many turns' odds, or a sample)
             seconds = self.odds_seconds * WEB_SWEEP_ODDS_TIMES
             too_long = self._encounter_too_long
-        client = request.client.host if request.client is not None else ""
+        address = request.scope.get("client")
+        client = address[0] if address is not None else ""
         return Job(
             name,
             args,
@@ -138,7 +142,7 @@ class Workers:
             writes=writes,
             streams=streams,
             # what the table's doors (interpreter.web.tabletop.doors) will tell of it
-            tell=request.scope.get("state", {}).get("tell"),
+            tell=state.get("tell"),
         )
 
     def _run_too_long(self) -> LimitExceeded:

@@ -54,6 +54,8 @@ SAFE_WORDS = frozenset(
         "_fields",
         "_hash",
         "_cells",
+        "_shown",
+        "_whole",
         "kind",
         "len",
         "source",

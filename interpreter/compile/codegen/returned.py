@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dsl import nodes as n
+from interpreter import values
 from interpreter.bounds import NESTED, bounded_value
 from interpreter.compile.codegen.emit_values import ORDERING
 from interpreter.values import UNSET_SLOTS, Record
@@ -77,7 +78,7 @@ def write_returned(
         out.line(f"{record} = {k(object.__new__)}({k(Record)})")
         out.line(f"{record}._fields = {{{shown}}}")
         out.line(f"{record}.kind = {k(kind)}")
-        for slot in UNSET_SLOTS:
+        for slot in UNSET_SLOTS if values.SET_KEPT else UNSET_SLOTS[:2]:
             out.line(f"{record}.{slot} = None")
     else:
         out.line(f"{record} = {made}")
