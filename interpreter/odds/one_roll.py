@@ -33,7 +33,7 @@ from interpreter.odds.packing import pack, packed
 from interpreter.odds.roller import Branch, Letting
 from interpreter.odds.weights import Mass, times
 from interpreter.odds.weights import plus as plus_weight
-from interpreter.odds.worlds import STOPS, World, block_steps, entered, spread
+from interpreter.odds.worlds import STOPS, World, block_steps, entered
 from interpreter.state import MISSING
 
 
@@ -170,17 +170,18 @@ def _by_face(explorer, run, faces: list, start: tuple, sums: tuple):
     ctx.depth = ctx.calls = explorer.depth
     read = itemgetter(*counters) if len(counters) > 1 else None
     zero = pack((0,) * len(counters))
-    amounts: dict = {}  # the counters' values after → packed (ends share a few)
-    alike: dict = {}  # the amounts → their index in `out`
-    out: list = []
+    amounts: dict = {}  # the counters' values after → the amounts (ends share a few)
+    alike: dict = {}  # the amounts → [the amounts and size, weight, fewest, most steps]
     whole = True
+    ctx.recount(begin)
+    bound = ctx.step_bound  # (each run's new count, as recount makes it: from `begin`)
     for face, weight in faces:
         explorer.work()
         ctx.env = after = {**env, name: face}
         ctx.state = state
         roller.pins, roller.cursor = (), 0
         roller.weight = weight
-        ctx.recount(begin)
+        ctx.steps, ctx.step_bound = begin, bound
         try:
             run(ctx)
         except (Branch, *STOPS):
@@ -196,23 +197,34 @@ def _by_face(explorer, run, faces: list, start: tuple, sums: tuple):
             counted_to = amounts[values]
         except KeyError:
             counted_to = amounts[values] = packed(values, project)
+            if counted_to is not None:
+                counted_to = amounts[values] = (counted_to[0] - zero, counted_to[1])
         except TypeError:  # (a value that is no key: no whole number either)
             counted_to = None
         if counted_to is None:
             whole = False
             continue
-        added, steps = counted_to[0] - zero, (ctx.steps, ctx.steps)
-        at = alike.get(added)
-        if at is None:
-            alike[added] = len(out)
-            kept = {k: v for k, v in zip(rest, first[0]) if v is not MISSING}
-            out.append((first, kept, state, (added, counted_to[1]), weight, steps))
+        added, steps = counted_to[0], ctx.steps
+        same = alike.get(added)
+        if same is None:  # [amounts and their largest size, weight, fewest and most steps]
+            alike[added] = [counted_to, weight, steps, steps]
             continue
-        same = out[at]
-        size = max(same[3][1], counted_to[1])
-        out[at] = (*same[:3], (added, size), plus_weight(same[4], weight),
-                   spread(same[5], steps))  # fmt: skip
-    return out if whole else False
+        same[0] = (added, max(same[0][1], counted_to[1]))
+        same[1] = plus_weight(same[1], weight)
+        same[2], same[3] = min(same[2], steps), max(same[3], steps)
+    if not whole:
+        return False
+    return [
+        (
+            first,
+            {k: v for k, v in zip(rest, first[0]) if v is not MISSING},
+            state,
+            amount,
+            w,
+            (a, b),
+        )
+        for amount, w, a, b in alike.values()
+    ]
 
 
 def _reads(explorer, body: tuple) -> tuple:
