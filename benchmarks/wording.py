@@ -105,6 +105,25 @@ computations includes those cuts):
 
 (faces at 4 dice 1.7 ms → 1.1 ms; the numbered dice at 8 dice 2.2 ms → 2.0 ms: there
 most of what is left is the rules' own `if d = k` tests, some 400 a question.)
+
+Measured again 2026-12-07 (branch loop4), after a pass over a die's faces that writes
+no sheet runs once per face with no world made (odds.one_roll.face_outcomes), a result
+in merged worlds of runs that took steps apart runs once from the most (Explorer.each,
+odds.worlds.EACH) and `d = 2` compares without calling for the 2 (compile.expressions.
+compared_to): the dice table's ratio to packed, its switches off and on in one process
+taking turns (three runs of five rounds, medians; load 0.8-1.0):
+
+    dice N      4           8           12          16
+    before      2.11-2.17   2.23-2.24   1.98-2.01   1.77-1.78
+    after       1.95-1.98   1.97-2.04   1.82-1.84   1.60-1.68
+
+(this script against ac081c91, three runs each taking turns, load 0.5-0.7: 4 dice
+2.13-2.27 → 1.94-2.06, 8 dice 2.13-2.25 → 2.03-2.15; instructions a question
+(cachegrind), 4 dice 5.92 → 5.13 million, 8 dice 7.92 → 6.97, packed 3.0 and 4.2.) Not
+yet clearly under 2 at 4 and 8 dice: what is left is spread thin (cProfile, 8 dice):
+the pools' `let`s and loops but their runs per face (a world explored for each `let`,
+another for a loop's header, the groups cut and merged after each statement) about
+45% of a question, the runs per face about 30%, the rules' own tests some 40% of those.
 """
 
 from __future__ import annotations

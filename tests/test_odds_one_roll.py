@@ -165,6 +165,7 @@ def test_passes_that_roll_more_or_fail_are_explored(monkeypatch, name):
 @pytest.mark.parametrize("value", [0, 2])
 @pytest.mark.parametrize("text", [DRAWN, DRAWN_WRITES])
 def test_a_pass_over_a_pools_dice_runs_once_per_face(monkeypatch, value, text):
+    monkeypatch.setattr(one_roll.SWITCH, "faces", False)  # (through its worlds)
     seen = _answered(monkeypatch, "still_ends")
     assert_counted_as_run(HEADER + text, {"A": value})
     assert seen and max(seen) == 6, "not run once per face"
@@ -173,8 +174,73 @@ def test_a_pass_over_a_pools_dice_runs_once_per_face(monkeypatch, value, text):
 def test_a_pass_over_a_pools_dice_switched_off(monkeypatch):
     monkeypatch.setattr(one_roll.SWITCH, "drawn", False)
     seen = _answered(monkeypatch, "still_ends")
+    faces = _faced(monkeypatch)
     assert_counted_as_run(HEADER + DRAWN, {"A": 1})
-    assert not seen
+    assert not seen and not any(type(answer) is list for answer in faces)
+
+
+def _faced(monkeypatch) -> list:
+    """What face_outcomes answered, as passes.py calls it."""
+    found = passes.face_outcomes
+    seen: list = []
+
+    def spy(*args):
+        answer = found(*args)
+        seen.append(answer)
+        return answer
+
+    monkeypatch.setattr(passes, "face_outcomes", spy)
+    return seen
+
+
+#: passes over a pool's dice that face_outcomes does not answer whole, and what it
+#: answers: a failure (its worlds explored), a counter that is no whole number (False:
+#: the loop pass by pass)
+FACED_OTHERS = {
+    "a pass that may fail": DRAWN.replace(
+        "if d = 1 {", 'require d + A > 2 else "too low"\n    if d = 1 {'
+    ),
+    "a counter not a whole number": DRAWN.replace("hits + 1 }", "hits + d / 4 }"),
+}
+FACED_ANSWERS = {"a pass that may fail": one_roll.EXPLORE, "a counter not a whole number": False}
+
+
+@pytest.mark.parametrize("value", [0, 2])
+def test_a_pass_writing_no_sheet_runs_once_per_face_making_no_world(monkeypatch, value):
+    seen = _answered(monkeypatch, "still_ends")
+    faces = _faced(monkeypatch)
+    assert_counted_as_run(HEADER + DRAWN, {"A": value})
+    # (a d6 whose faces add (0, 0), (1, 0), (1, 0), (1, 0), (3, 0) less (0, 1): 4 outcomes)
+    answered = [len(answer) for answer in faces if type(answer) is list]
+    assert answered and set(answered) == {4}
+    assert not seen, "its worlds made"
+
+
+def test_a_pass_writing_the_sheet_makes_its_worlds(monkeypatch):
+    seen = _answered(monkeypatch, "still_ends")
+    faces = _faced(monkeypatch)
+    assert_counted_as_run(HEADER + DRAWN_WRITES, {"A": 1})
+    assert seen and not any(type(answer) is list for answer in faces)
+
+
+@pytest.mark.parametrize("name", sorted(FACED_OTHERS))
+def test_passes_over_faces_that_fail_or_leave_fractions_are_explored(monkeypatch, name):
+    faces = _faced(monkeypatch)
+    assert_counted_as_run(HEADER + FACED_OTHERS[name], {"A": 1})
+    assert FACED_ANSWERS[name] in faces and not any(type(answer) is list for answer in faces)
+
+
+@pytest.mark.parametrize("text", [DRAWN, *FACED_OTHERS.values()])
+def test_faces_switched_off_the_same_answer_and_work(monkeypatch, text):
+    engine = Engine(dsl.load_text(HEADER + text, "drawn.rules"))
+
+    def answer():
+        odds = engine.odds("act", engine.sheet({"A": 1}), {}, "net")
+        return odds.probabilities, odds.exact, odds.work
+
+    on = answer()
+    monkeypatch.setattr(one_roll.SWITCH, "faces", False)
+    assert answer() == on
 
 
 def _mixed_sources(monkeypatch) -> list:

@@ -35,6 +35,9 @@ from interpreter.runtime import Unknown, as_bool, count_past_bound, known, lift
 from interpreter.state import MISSING
 from interpreter.values import PLAIN_TYPES, Range, Record, show
 
+#: whether `x = 2` (a whole number written on the right) compares without calling for the
+#: 2 (compared_to; off: as any `=`, compared_by)
+COMPARED_TO_NUMBER = True
 #: what a value is, where a number is wanted (a refusal says it)
 NEGATED = tr("what `-` negates")
 
@@ -291,7 +294,11 @@ class Expressions(CompilerHost):
             return self.logical(node)
         if op in ("=", "!="):
             left, right = self.compared(node.left, node.right), self.compared(node.right, node.left)
-            return compared_by(equal if op == "=" else unequal, left, right, node.op_span)
+            compare = equal if op == "=" else unequal
+            constant = node.right.value if type(node.right) is n.Literal else None
+            if type(constant) is int and COMPARED_TO_NUMBER:  # (`d = 2`: the 2 not called for)
+                return compared_to(compare, left, constant, node.op_span)
+            return compared_by(compare, left, right, node.op_span)
         if op == "in":
             return self.contains(node)
         left, right = self.expr(node.left), self.expr(node.right)
@@ -430,15 +437,35 @@ def compared_by(compare, left, right, span):
 
     def apply(ctx):
         a, b = left(ctx), right(ctx)
-        kind = type(a)
-        if kind is int and type(b) is int:  # (the commonest: two numbers, as `equal` does)
+        if type(a) is int and type(b) is int:  # (the commonest: two numbers, as `equal` does)
             return a == b if same else a != b
-        if isinstance(a, Unknown) or isinstance(b, Unknown):
-            return lift(compare, a, b)
-        if kind is tuple or kind is Record or (kind not in PLAIN_TYPES and isinstance(a, Record)):
-            ctx.count(cells(a, ctx.limits.value_size), span)
-        elif kind is str and len(a) > 64:
-            ctx.count(len(a) >> 6, span)
-        return compare(a, b)
+        return _compared(ctx, compare, a, b, span)
 
     return apply
+
+
+def compared_to(compare, left, b: int, span):
+    """`=` or `!=` of a value and a whole number written in the rules (`d = 2`), as
+    compared_by compares them, the number not called for."""
+
+    same = compare is equal  # (else `!=`)
+
+    def apply_number(ctx):
+        a = left(ctx)
+        if type(a) is int:
+            return a == b if same else a != b
+        return _compared(ctx, compare, a, b, span)
+
+    return apply_number
+
+
+def _compared(ctx, compare, a, b, span):
+    """compared_by's comparison past two whole numbers."""
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return lift(compare, a, b)
+    kind = type(a)
+    if kind is tuple or kind is Record or (kind not in PLAIN_TYPES and isinstance(a, Record)):
+        ctx.count(cells(a, ctx.limits.value_size), span)
+    elif kind is str and len(a) > 64:
+        ctx.count(len(a) >> 6, span)
+    return compare(a, b)

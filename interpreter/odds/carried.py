@@ -77,6 +77,7 @@ class Explorer(Protocol):
     ) -> tuple[Any, ...]: ...
     def ends(self, statements: tuple[Any, ...], worlds: list[Any], live_out: Live) -> tuple: ...
     def pass_ends(self, body: tuple[Any, ...], worlds: list[Any], live_out: Live) -> tuple: ...
+    def face_outcomes(self, body: tuple[Any, ...], start: World, live: Live, sums: tuple): ...
 
 
 #: bits a group's denominator may reach before the common factor of its weights is taken out
@@ -326,13 +327,23 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
     project = projection(explorer.sums, counters)
     try:
         start = World(env, state, ONE, plus(NO_STEPS, counted))  # (a die drawn: a world a face)
-        ends, failed = explorer.pass_ends(body, starts(explorer, start), live)  # (keyed below)
-        given = given_in(explorer, body)
-        rest = unchanged_rest(env, given, counters, live) if MERGED.on else None
+        rest = unchanged_rest(env, given_in(explorer, body), counters, live) if MERGED.on else None
         unchanged = rest is not None  # (every end keeps the rest as it was: its key known)
+        first = key_of(env, rest, rest_cuts(rest, live), state) if rest is not None else None
+        # (run once per face, nothing made of its worlds: odds.one_roll; else as ever)
+        sums = (counters, project, rest, first)
+        quick = explorer.face_outcomes(body, start, live, sums) if unchanged else None
+        if type(quick) is list or quick is False:
+            found: tuple | None = None
+            if quick:
+                found = (quick, [], explorer.lost.weight(), explorer.peak)
+            memory[key] = found
+            return found
+        explorer.lost, explorer.peak = Mass(), 0  # (what it found dropped; a run asking more:
+        worlds = starts(explorer, start)  # the worlds explored, not run once per face again)
+        ends, failed = (explorer.ends if quick else explorer.pass_ends)(body, worlds, live)
         rest = rest_of(ends, counters, live) if rest is None else rest
         cuts = rest_cuts(rest, live)
-        first = key_of(env, rest, cuts, state) if unchanged else None
         out: list = []
         whole = True  # (every counter a whole number after the pass)
         zero = pack((0,) * len(counters))

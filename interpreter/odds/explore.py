@@ -38,6 +38,8 @@ from interpreter.odds.weights import (
     times_fraction,
 )
 from interpreter.odds.worlds import (
+    EACH,
+    EXPLORED,
     STOPS,
     WORLDS_PER_WORK,
     Bound,
@@ -177,45 +179,43 @@ class Explorer(Passes):
         if steps > self.peak:
             self.peak = steps
 
-    def after(self, world: World, start: int) -> tuple:
-        """The steps of the world a run from `world` (counting from `start`) ends in."""
-        taken = self.ctx.steps - start
-        return (world.steps[0] + taken, world.steps[1] + taken)
-
     def each(self, worlds: list, run):
         """(weight, outcome) of run(ctx) in each world: run once, directly, where it needs
         no value that is not known yet (the usual end of an action: its result), else
-        explored as `explore` does."""
+        explored as `explore` does; a world of runs that took steps apart (merged) from
+        the most, charged as explore charges a run, explored where it stops (EACH)."""
         ctx, roller = self.ctx, self.roller
         for world in worlds:
-            if world.steps[0] != world.steps[1]:  # (where it may pass the limit: explored)
-                for after, outcome in self.explore(world, run):
-                    yield after.weight, outcome
-                continue
-            ctx.env = world.env  # read, not written: a call enters a frame of its own
-            ctx.state = world.state.copy()
-            ctx.depth = self.depth
-            ctx.calls = self.depth
-            roller.pins, roller.cursor = (), 0
-            roller.weight = world.weight
-            start = world.steps[1]
-            ctx.recount(start)
-            try:
-                if start > ctx.limits.steps_per_run:  # (past it already: explore's)
-                    count_past_bound(ctx, None)
-                result = run(ctx)
-            except Branch:
-                self.counted(start)
-                for after, outcome in self.explore(world, run):
-                    yield after.weight, outcome
-                continue
-            except STOPS as error:
-                result = stopped(error)
-            self.counted(start)
-            self.ran += 1  # a world run directly: its copy and its answer, counted too
-            if not self.ran % WORLDS_PER_WORK:
-                self.work()
-            yield world.weight, result
+            fewest, start = world.steps
+            apart = fewest != start  # (where it may pass the limit: explored, but EACH)
+            if not apart or EACH.apart:
+                ctx.env = world.env  # read, not written: a call enters a frame of its own
+                ctx.state = world.state.copy()
+                ctx.depth = ctx.calls = self.depth
+                roller.pins, roller.cursor = (), 0
+                roller.weight, work = world.weight, roller.work
+                ctx.recount(start)
+                try:
+                    if start > ctx.limits.steps_per_run:  # (past it already: explore's)
+                        count_past_bound(ctx, None)
+                    result = run(ctx)
+                except Branch:
+                    result = EXPLORED
+                except STOPS as error:
+                    result = EXPLORED if apart else stopped(error)
+                if result is not EXPLORED:
+                    self.counted(start)
+                    self.ran += not apart  # a world run directly: its copy and answer, counted
+                    if apart or not self.ran % WORLDS_PER_WORK:  # (apart: a run's unit)
+                        self.work()
+                    yield world.weight, result
+                    continue
+                if apart:  # (the try left uncharged: explored as ever)
+                    roller.work = work
+                else:
+                    self.counted(start)
+            for after, outcome in self.explore(world, run):
+                yield after.weight, outcome
 
     def branch(self, branch: Branch, weight: tuple, pins: tuple, world, stack, out) -> None:
         """A run that needs a value: one more run per value (or, for the value a `let`
@@ -241,7 +241,7 @@ class Explorer(Passes):
             return
         if branch.bound is not None:  # the value of a `let`, the last thing it needed
             ctx = self.ctx
-            steps = self.after(world, world.steps[1])
+            steps = plus(world.steps, ctx.steps - world.steps[1])  # (the steps it took)
             state = ctx.state
             assert state is not None  # (explore gave the run a copy of the world's)
             out.append((Bound(ctx.env, state, weight, branch.bound, dist, steps), None))

@@ -15,28 +15,38 @@ block odds.direct runs whole); where the run asks anything else (another value n
 known yet, a failure, the step limit), the pass is explored as before, and what this
 tried is dropped. A pass over a pool's dice (`for each d in p.dice { if d = 2 { ... }
 ... }`, interpreter.odds.die_loops) that rolls nothing is run so too, once in each
-world of a face of its die (`still_ends`). The work is charged as the explorer charges
+world of a face of its die (`still_ends`); where it writes no sheet and leaves the rest
+as it found it, once per face and the amounts it adds kept as they come (`face_outcomes`:
+no world made per face, before or after). The work is charged as the explorer charges
 it (a unit a run, and the steps): the same answer, exact or not, either way.
 """
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Plain, block_key
 from interpreter.odds.direct import HELD, still_run
+from interpreter.odds.drawn import Drawn
+from interpreter.odds.packing import pack, packed
 from interpreter.odds.roller import Branch, Letting
 from interpreter.odds.weights import Mass, times
+from interpreter.odds.weights import plus as plus_weight
 from interpreter.odds.worlds import STOPS, World, block_steps, entered
+from interpreter.state import MISSING
 
 
 class Switch:
     """Whether a pass that rolls one value, then nothing, runs once per value (`rolled`),
     and a pass that rolls nothing once in each world of a face of the die it draws
     (`drawn`; tests switch them off: then explored statement by statement, and through
-    odds.direct)."""
+    odds.direct); and whether such a pass that writes no sheet and leaves the rest as it
+    found it runs once per face with no world made (`faces`; off: through `still_ends`)."""
 
     rolled = True
     drawn = True
+    faces = True
 
 
 SWITCH = Switch()
@@ -115,6 +125,106 @@ def still_ends(explorer, body: tuple, worlds: list, live_out) -> list | None:
         explorer.lost, explorer.peak = saved, peak
         return None
     return ends
+
+
+#: face_outcomes' answer where a run asked for more: the pass's worlds to explore
+EXPLORE = "explore"
+
+
+def face_outcomes(explorer, body: tuple, start: World, live_out, sums: tuple):
+    """The outcomes of a pass that draws one die's face and rolls nothing, from `start`
+    (one state, the face Drawn), as odds.carried keys them: run once per face, the
+    amounts each run adds to the counters read off as it ends, ends that add the same
+    kept as one ([(key of the rest, rest, sheet, amounts added, weight, steps)]), with
+    no world made per face. `sums`: (the counters, their projection, the names of the
+    rest (every one of which the pass leaves as it found it) and its key). None where it
+    is not such a pass (nothing run), EXPLORE where a run asked for more (its worlds to
+    explore), False where a counter is not a whole number after it."""
+    if not SWITCH.faces or not SWITCH.drawn:
+        return None
+    env = start.env
+    drawn = [name for name, value in env.items() if type(value) is Drawn]
+    run = still_run(explorer, body, live_out) if len(drawn) == 1 else None
+    if run is None:
+        return None
+    reads, writes = _reads(explorer, body)
+    (name,) = drawn
+    for read in reads:  # (a value only the explorer's own steps read: its to run)
+        if read != name and type(env.get(read)) in HELD:
+            return None
+    begin = start.steps[1] + block_steps(body)
+    if writes or start.steps[0] != start.steps[1] or begin > explorer.ctx.limits.steps_per_run:
+        return None
+    faces = list(explorer.weighted(env[name].faces, start.weight))  # (as drawn.starts)
+    if len(faces) < 2 or any(type(face) in HELD for face, _ in faces):
+        return None
+    return _by_face(explorer, run, faces, (env, name, start.state, begin), sums)
+
+
+def _by_face(explorer, run, faces: list, start: tuple, sums: tuple):
+    """face_outcomes' runs, a face each (`start`: the rest, the name drawn, the sheet,
+    the steps a run begins from)."""
+    env, name, state, begin = start
+    counters, project, rest, first = sums  # (the key of every end: the rest as it was)
+    ctx, roller = explorer.ctx, explorer.roller
+    ctx.depth = ctx.calls = explorer.depth
+    read = itemgetter(*counters) if len(counters) > 1 else None
+    zero = pack((0,) * len(counters))
+    amounts: dict = {}  # the counters' values after → the amounts (ends share a few)
+    alike: dict = {}  # the amounts → [the amounts and size, weight, fewest, most steps]
+    whole = True
+    ctx.recount(begin)
+    bound = ctx.step_bound  # (each run's new count, as recount makes it: from `begin`)
+    for face, weight in faces:
+        explorer.work()
+        ctx.env = after = {**env, name: face}
+        ctx.state = state
+        roller.pins, roller.cursor = (), 0
+        roller.weight = weight
+        ctx.steps, ctx.step_bound = begin, bound
+        try:
+            run(ctx)
+        except (Branch, *STOPS):
+            return EXPLORE
+        explorer.counted(begin)
+        if not whole:  # (every face run still, as still_ends runs them)
+            continue
+        try:
+            values = read(after) if read is not None else (after[counters[0]],)
+        except KeyError:
+            values = tuple([after.get(counter, MISSING) for counter in counters])
+        try:
+            counted_to = amounts[values]
+        except KeyError:
+            counted_to = amounts[values] = packed(values, project)
+            if counted_to is not None:
+                counted_to = amounts[values] = (counted_to[0] - zero, counted_to[1])
+        except TypeError:  # (a value that is no key: no whole number either)
+            counted_to = None
+        if counted_to is None:
+            whole = False
+            continue
+        added, steps = counted_to[0], ctx.steps
+        same = alike.get(added)
+        if same is None:  # [amounts and their largest size, weight, fewest and most steps]
+            alike[added] = [counted_to, weight, steps, steps]
+            continue
+        same[0] = (added, max(same[0][1], counted_to[1]))
+        same[1] = plus_weight(same[1], weight)
+        same[2], same[3] = min(same[2], steps), max(same[3], steps)
+    if not whole:
+        return False
+    return [
+        (
+            first,
+            {k: v for k, v in zip(rest, first[0]) if v is not MISSING},
+            state,
+            amount,
+            w,
+            (a, b),
+        )
+        for amount, w, a, b in alike.values()
+    ]
 
 
 def _reads(explorer, body: tuple) -> tuple:

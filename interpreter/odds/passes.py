@@ -22,7 +22,7 @@ from interpreter.odds.carried import (
     worlds_of,
 )
 from interpreter.odds.direct import direct_block
-from interpreter.odds.one_roll import one_roll_ends, still_ends
+from interpreter.odds.one_roll import face_outcomes, one_roll_ends, still_ends
 from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
@@ -216,6 +216,11 @@ class Passes(Calls):
         if ends is not None:
             return ends, []
         return self.ends(body, worlds, live_out)
+
+    def face_outcomes(self, body: tuple, start: World, live: Live, sums: tuple):
+        """A pass drawing a face, run once per face, its outcomes as odds.carried keys
+        them (odds.one_roll.face_outcomes)."""
+        return face_outcomes(self, body, start, live, sums)
 
     def held(self, worlds, counters: tuple, loop: Live) -> Held | None:
         """The worlds as groups for a loop carrying `counters` (None where it carries

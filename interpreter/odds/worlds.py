@@ -54,6 +54,18 @@ class Failure:
 
 #: the steps a run has counted to reach a world: (fewest, most) of the runs merged in it
 NO_STEPS = (0, 0)
+#: Explorer.each's answer where its world is to be explored
+EXPLORED = object()
+
+
+class Each:
+    """Whether Explorer.each runs a world of runs that took steps apart directly from the
+    most (`apart`; off: explored)."""
+
+    apart = True
+
+
+EACH = Each()
 
 
 class World:
