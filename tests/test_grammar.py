@@ -418,15 +418,23 @@ def test_a_comparison_without_its_first_value_says_to_write_it_again(condition, 
     assert hint in caught.value.hint
 
 
+#: an action whose body is a `let x = d6` and one statement, and a check taking `b`
+ACTION = "action a() {{\n  let x = d6\n  {}\n  result {{ x: x }}\n}}\n"
+CHECK = 'check c(b: {} = 1) "C" {{\n  roll d20 >= 10\n}}\n'
+
+
 @pytest.mark.parametrize(
-    ("statement", "hint"),
-    [
-        ('note "x is " + x', 'a text shows values in braces: "x is {x}"'),
-        ('note x + " points"', 'a text shows values in braces: "{x} points"'),
+    ("text", "hint"),
+    [  # a text added to a value; a type in another language's words
+        (ACTION.format('note "x is " + x'), 'a text shows values in braces: "x is {x}"'),
+        (ACTION.format('note x + " points"'), 'a text shows values in braces: "{x} points"'),
+        (CHECK.format("flag"), "here, write bool"),
+        (CHECK.format("String"), "here, write text"),
+        (CHECK.format("float"), "here, write number"),
+        (CHECK.format("yes/no"), "as in boon: bool = no"),
     ],
 )
-def test_a_text_added_to_a_value_says_how_a_text_shows_it(statement, hint):
-    text = f"action a() {{\n  let x = d6\n  {statement}\n  result {{ x: x }}\n}}\n"
+def test_a_first_rulebooks_spelling_says_ours(text, hint):
     with pytest.raises(RulebookError) as caught:
         dsl.load_text(text, "k.rules")
     assert hint in str(caught.value.render())
@@ -436,19 +444,3 @@ def test_a_result_without_its_braces_says_it_is_a_record():
     with pytest.raises(RulebookSyntaxError) as caught:
         dsl.load_text("action a() {\n  let hits = d6\n  result hits\n}\n", "k.rules")
     assert caught.value.hint == "a result is a record of named values: result { hits: hits }"
-
-
-@pytest.mark.parametrize(
-    ("written", "hint"),
-    [
-        ("flag", "here, write bool"),
-        ("String", "here, write text"),
-        ("float", "here, write number"),
-        ("yes/no", "as in boon: bool = no"),
-    ],
-)
-def test_another_languages_type_name_says_ours(written, hint):
-    text = f'check c(b: {written} = 1) "C" {{\n  roll d20 >= 10\n}}\n'
-    with pytest.raises(RulebookError) as caught:
-        dsl.load_text(text, "k.rules")
-    assert hint in str(caught.value.render())
