@@ -35,3 +35,23 @@ def test_the_fraction_the_warning_is_about():
     text = "sheet {\n  attribute T in 1..100\n  resource Wounds max T / 10 * 2\n}\n"
     engine = Engine(dsl.load_text(text, "w.rules"))
     assert engine.sheet({"T": 38}).values["Wounds"] == Fraction(38, 5)
+
+
+@pytest.mark.parametrize(
+    ("statement", "column"),
+    [("lose n + S / 10 - T / 10 from Wounds", 14), ("gain n / 2 to Wounds", 10)],
+)
+def test_an_amount_that_may_be_a_fraction_is_warned_at_its_first_slash(statement, column):
+    """`lose net + S / 10 from Wounds` stops a run with 17/10 to lose: warned at the
+    first `/` written, once."""
+    text = (
+        "sheet {\n  attribute S, T in 1..100\n  resource Wounds max 20\n}\n"
+        f"action a(n: int) {{\n  {statement}\n}}\n"
+    )
+    (warning,) = dsl.load_text(text, "w.rules").warnings
+    assert "may be a fraction, which stops the run" in warning.message
+    assert (warning.span.line, warning.span.column) == (6, column)
+    rounded = statement.replace("S / 10", "floor(S / 10)").replace("T / 10", "floor(T / 10)")
+    assert not dsl.load_text(
+        text.replace(statement, rounded.replace("n / 2", "ceil(n / 2)")), "w.rules"
+    ).warnings

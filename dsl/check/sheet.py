@@ -18,9 +18,10 @@ ROUNDING = frozenset(("floor", "ceil", "round"))
 
 
 def unrounded_division(node) -> n.Binary | None:
-    """A `/` in an expression that no floor, ceil or round takes in, dividing something
+    """The first `/` in an expression that no floor, ceil or round takes in, dividing something
     or two numbers written out that divide with a fraction left (`T / 10`: 38/10 for a
     T of 38; `7 / 2`; not `10 / 2`)."""
+    found = []
     stack = [node]
     while stack:
         item = stack.pop()
@@ -30,13 +31,13 @@ def unrounded_division(node) -> n.Binary | None:
             continue
         elif isinstance(item, n.Binary) and item.op == "/":
             a, b = item.left, item.right
-            if not (isinstance(a, n.Literal) and isinstance(b, n.Literal)):
-                return item
-            if _fraction_left(a.value, b.value):  # (`7 / 2`)
-                return item
+            literals = isinstance(a, n.Literal) and isinstance(b, n.Literal)
+            if not literals or _fraction_left(a.value, b.value):  # (`T / 10`, `7 / 2`)
+                found.append(item)
+            stack.extend(parts(item))
         elif attrs.has(type(item)):
             stack.extend(parts(item))
-    return None
+    return min(found, key=lambda d: d.op_span.start, default=None)  # (the first written)
 
 
 def _fraction_left(top: object, bottom: object) -> bool:

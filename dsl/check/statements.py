@@ -6,6 +6,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
+from dsl.check.sheet import unrounded_division
 from dsl.errors import Span, did_you_mean
 from dsl.functions import FUNCTIONS
 from dsl.messages import tr
@@ -149,6 +150,16 @@ class StatementChecks(CheckerHost):
 
     def st_change(self, node: n.Change, scope: Scope) -> None:
         self.want(node.amount, scope, t.NUMBER, tr("the amount to {verb}", verb=node.verb))
+        division = unrounded_division(node.amount)
+        if division is not None:  # (a run with a fraction left stops there: a whole number)
+            self.warning(
+                tr(
+                    "`/` is exact: the amount to {verb} may be a fraction, which stops the run",
+                    verb=node.verb,
+                ),
+                division.op_span,
+                tr("round it as the rules say: floor(...), ceil(...) or round(...)"),
+            )
         self.place(node.place, scope, ("attribute", "skill", "stat", "resource", "counter"))
 
     def st_require(self, node: n.Require, scope: Scope) -> None:
