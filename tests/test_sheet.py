@@ -97,6 +97,9 @@ def test_a_field_far_from_every_name_lists_the_fields_in_the_sheets_language():
     assert "campos: Fuerza; una habilidad que el reglamento no lista va bajo `skills:`" in (
         error.value.render("es")
     )
+    with pytest.raises(SheetError) as error:  # the open list's own key, misspelt
+        english.sheet({"Fuerza": 2, "skils": {"Nadar": 2}})
+    assert error.value.hint == "did you mean skills?"
 
 
 def test_a_name_in_a_sheet_file_says_where_a_characters_name_is():

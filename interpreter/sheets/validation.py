@@ -112,7 +112,8 @@ _LATER = object()  # resources: filled in from their maximum (interpreter.sheets
 
 def _unknown(key: str, rulebook, path):
     names = list(rulebook.fields)
-    hint = did_you_mean(key, names)
+    # (`skils:`: the open list's own key among those it may have meant)
+    hint = did_you_mean(key, [*names, "skills"] if rulebook.open_skills is not None else names)
     if hint is None and key.lower() in ("name", "nombre"):  # (a first sheet often starts so)
         hint = tr("a character's name is its file's name; a note goes in a comment (# ...)")
     elif hint is None:  # the fields it may have meant, in the sheet's language
