@@ -143,6 +143,15 @@ class SeededDice(DiceSource):
         return die.low + r if die.listed is None else die.listed[r]
 
 
+def zero_hint(die: Die, value) -> Message | None:
+    """A 0 typed for a d10 or a d100 (the 0 and the 00 their physical faces show):
+    typed as the 10 or the 100 it stands for."""
+    physical = die.listed is None and die.low == 1 and die.high in (10, 100)
+    if physical and value == 0 and type(value) is int:
+        return tr("the {label}'s 0 is typed {high}", label=die.label, high=die.high)
+    return None
+
+
 class ForcedDice(DiceSource):
     """Exactly these faces, consumed in draw order."""
 
@@ -175,7 +184,9 @@ class ForcedDice(DiceSource):
                     value=value,
                     label=die.label,
                     faces=die.faces_text(),
-                )
+                ),
+                None,
+                zero_hint(die, value),
             )
         return face
 

@@ -63,13 +63,14 @@ def test_dice_and_ask_give_the_same_outcome(capsys, sheet_copy, monkeypatch):
         capsys, "run", RULES, "scare", "--char", str(sheet_copy), "--dice", "1,3", "--json"
     )
     assert code == 0
-    monkeypatch.setattr("sys.stdin", io.StringIO("x\n11\n1\n3\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("x\n11\n0\n1\n3\n"))
     code, typed, err = run_cli(
         capsys, "run", RULES, "scare", "--char", str(sheet_copy), "--ask", "--json"
     )
     assert code == 0
     assert "die 1 (d10, 1..10)?" in err and "'x' is not a number" in err
     assert "11 is not a face of d10" in err
+    assert "0 is not a face of d10: the d10's 0 is typed 10" in err  # (its face shows 0)
     forced, typed = json.loads(forced), json.loads(typed)
     assert typed["origin"] == "typed" and forced["origin"] == "forced"
     for key in ("result", "changes", "sheet", "dice"):

@@ -128,6 +128,12 @@ def test_forced_dice_name_what_is_wrong():
         forced("2d6", 1, 2, 5)
     with pytest.raises(DiceError, match="not a face of dF"):
         forced("dF", 2)
+    with pytest.raises(DiceError) as caught:  # a d100's 00, a d10's 0: typed 100 and 10
+        forced("d100", 0)
+    assert caught.value.hint == "the d100's 0 is typed 100"
+    with pytest.raises(DiceError) as caught:
+        forced("d6", 0)
+    assert caught.value.hint is None
 
 
 def test_typed_dice_are_asked_for_in_draw_order():

@@ -15,7 +15,7 @@ from dsl.errors import Diagnostic, Source, Span, did_you_mean
 from dsl.messages import language_for, tr, tr_n
 from dsl.spellings import inline_roll
 from dsl.unicode_text import digits_refused
-from interpreter.dice import Asked, ForcedDice, SeededDice, TypedDice
+from interpreter.dice import Asked, ForcedDice, SeededDice, TypedDice, zero_hint
 from interpreter.errors import DiceError, ParameterError, SheetError
 
 if TYPE_CHECKING:  # (what a command does not use is not imported: `rulebook roll d20`)
@@ -198,6 +198,8 @@ def ask_at_the_table(
             if die.has(value):
                 return value
             answer = tr("{value} is not a face of {die}", value=value, die=die.label)
+            if (zero := zero_hint(die, value)) is not None:
+                answer = tr("{answer}: {hint}", answer=answer, hint=zero)
         _refused(answer, language, typed_ahead)
 
 
