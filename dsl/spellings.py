@@ -341,6 +341,9 @@ def _at_position(text: str, position: int) -> tuple | None:
             position + 3,
             tr("as in {example}", example="boon: bool = no"),
         )
+    dashed = _dashed_range(text, position)
+    if dashed is not None:
+        return dashed
     halved = _half_comparison(text, position)
     if halved is not None:
         return halved
@@ -369,6 +372,29 @@ def _at_position(text: str, position: int) -> tuple | None:
             tr("here, write {ours}", ours=f"{before[-1]}({named})"),
         )
     return None
+
+
+def _dashed_range(text: str, position: int) -> tuple | None:
+    """`1-3: "low"` (or `1–3`, a printed table's dash) as a table's key: a range of keys
+    is written `1..3`."""
+    dash = text[position : position + 1]
+    if dash not in ("-", "\u2013", "\u2014") or not text[position - 1 : position].isdigit():
+        return None
+    start = position
+    while start > 0 and text[start - 1].isdigit():
+        start -= 1
+    end = position + 1
+    while end < len(text) and text[end].isdigit():
+        end += 1
+    if end == position + 1 or not text[end : end + 40].lstrip(" \t").startswith(":"):
+        return None
+    low, high = text[start:position], text[position + 1 : end]
+    return (
+        tr("`{written}` is written `{ours}` here", written=text[start:end], ours=f"{low}..{high}"),
+        start,
+        end,
+        tr("a table's row for a range of keys: {example}", example=f'{low}..{high}: "..."'),
+    )
 
 
 #: the comparisons, longest first (`<=` before `<`)

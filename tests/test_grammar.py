@@ -421,17 +421,22 @@ def test_a_comparison_without_its_first_value_says_to_write_it_again(condition, 
 #: an action whose body is a `let x = d6` and one statement, and a check taking `b`
 ACTION = "action a() {{\n  let x = d6\n  {}\n  result {{ x: x }}\n}}\n"
 CHECK = 'check c(b: {} = 1) "C" {{\n  roll d20 >= 10\n}}\n'
+TABLE = "table T by roll {{ {} }}\naction a() {{\n  let r = d6\n  result {{ t: T[r] }}\n}}\n"
 
 
 @pytest.mark.parametrize(
     ("text", "hint"),
-    [  # a text added to a value; a type in another language's words
+    [  # a text added to a value; a type in another language's words; a printed table
         (ACTION.format('note "x is " + x'), 'a text shows values in braces: "x is {x}"'),
         (ACTION.format('note x + " points"'), 'a text shows values in braces: "{x} points"'),
         (CHECK.format("flag"), "here, write bool"),
         (CHECK.format("String"), "here, write text"),
         (CHECK.format("float"), "here, write number"),
         (CHECK.format("yes/no"), "as in boon: bool = no"),
+        # a printed table's keys and labels
+        (TABLE.format('1-3: "low"  4..6: "high"'), 'a range of keys: 1..3: "..."'),
+        (TABLE.format('1..3: "low"  4\u20136: "high"'), 'a range of keys: 4..6: "..."'),
+        (TABLE.format('1..3: low  4..6: "high"'), 'a text is written in double quotes: "low"'),
     ],
 )
 def test_a_first_rulebooks_spelling_says_ours(text, hint):

@@ -157,9 +157,16 @@ class ExpressionChecks(CheckerHost):
             sites[name] = max(sites.get(name, 0), self.depth - self.base)
 
     def undefined(
-        self, name: str, span: Span, scope: Scope, unknown=None, functions: bool = True
+        self,
+        name: str,
+        span: Span,
+        scope: Scope,
+        unknown=None,
+        functions: bool = True,
+        fallback: Message | None = None,
     ) -> None:
-        """`unknown`: what the error says, `tr("unknown name `{name}`")` unless told."""
+        """`unknown`: what the error says, `tr("unknown name `{name}`")` unless told;
+        `fallback`: the hint where no other fits (a table's cell: a text in quotes)."""
         candidates = set(scope.all_names()) | set(self.globals)
         if functions:
             candidates |= set(FUNCTIONS)
@@ -175,6 +182,7 @@ class ExpressionChecks(CheckerHost):
                 "'...' is a name written in quotes; a text is written in double quotes: {text}",
                 text=f'"{name}"',
             )
+        hint = hint or fallback
         if hint is None and self.open_skills is not None and unknown is None:
             hint = tr(  # (`Strength + Athletics`: a skill of the open list, by its name)
                 "a skill of the sheet's open list is read through a parameter of type "

@@ -49,7 +49,7 @@ class TableChecks(CheckerHost):
         records = has_fields(table.rows, levels)
         result = t.NONE
         for row in rows:
-            value = self.expr(row.value, scope) if row.value is not None else t.NONE
+            value = self.cell(row.value, scope) if row.value is not None else t.NONE
             if records:
                 fields = {"label": value} if row.value is not None else {}
                 for name, expr in row.fields:
@@ -170,6 +170,16 @@ class TableChecks(CheckerHost):
         if depth < levels:
             return t.record(None)
         return full
+
+    def cell(self, value, scope: Scope) -> t.Type:
+        """A row's value; a bare name that names nothing (`1..3: low`) most likely meant a
+        text, and the error says how one is written."""
+        name = value.name if isinstance(value, n.Name) else None
+        if name is not None and scope.lookup(name) is None and name not in self.globals:
+            hint = tr("a text is written in double quotes: {text}", text=f'"{name}"')
+            self.undefined(name, value.span, scope, functions=False, fallback=hint)
+            return t.ANY
+        return self.expr(value, scope)
 
 
 def has_fields(rows, levels: int, depth: int = 0) -> bool:
