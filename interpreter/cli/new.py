@@ -1,4 +1,4 @@
-"""`rulebook new CHARACTER FILE`: your own copy of a shipped character, comments and all."""
+"""`rulebook new CHARACTER FILE`: your copy of a shipped character; of a RULEBOOK, a blank one."""
 
 from __future__ import annotations
 
@@ -14,10 +14,15 @@ def add_parser(commands) -> None:
     p = commands.add_parser(
         "new",
         help=tr("copy a shipped character to a file of your own"),
-        description=tr("Copy a shipped character (or any sheet) to FILE, to play and --save it."),
+        description=tr(
+            "Copy a shipped character (or any sheet) to FILE, to play and --save it; given "
+            "a rulebook, write a blank character of it, each field with what it takes."
+        ),
     )
     p.add_argument(
-        "character", metavar="CHARACTER", help=tr("a shipped character's name, or a file")
+        "character",
+        metavar="CHARACTER",
+        help=tr("a shipped character's name, or a file; or a rulebook (a blank character)"),
     )
     p.add_argument("file", metavar="FILE", help=tr("the new sheet file (it must not exist)"))
 
@@ -25,6 +30,8 @@ def add_parser(commands) -> None:
 def cmd_new(args) -> int:
     from interpreter.sheets.character import read_file
 
+    if _names_a_rulebook(args.character):
+        return _blank_sheet(args)
     source = options.resolve_character(args.character, None, "CHARACTER")
     language = args.spoken = sheet_language(args, source)  # (its errors too: cli.main)
     target = Path(args.file)
@@ -33,6 +40,18 @@ def cmd_new(args) -> int:
             tr("{target}: {name} is YAML; name the copy .yaml", target=target, name=source.name)
         )
     text, _ = read_file(source)  # a regular file of a sheet's size, never a named pipe
+    _written(target, text)
+    print(tr("created {target} from {stem}", target=target, stem=source.stem).render(language))
+    print(
+        tr("  play it: rulebook run RULEBOOK ACTION --char {target} --save", target=target).render(
+            language
+        )
+    )
+    return 0
+
+
+def _written(target: Path, text: str) -> None:
+    """`text` written to a new file `target`; refused if it exists or cannot be written."""
     try:
         create_exclusive(target, text)
     except FileExistsError:
@@ -43,11 +62,38 @@ def cmd_new(args) -> int:
         raise ParameterError(
             tr("{target}: cannot be written ({strerror})", target=target, strerror=error.strerror)
         ) from None
-    print(tr("created {target} from {stem}", target=target, stem=source.stem).render(language))
+
+
+def _names_a_rulebook(reference: str) -> bool:
+    """A rulebook's file (`.rules`) or a shipped rulebook's name, not a character's."""
+    import dsl
+
+    if reference.lower().endswith(".rules"):
+        return True
+    shipped = options.characters_folder()
+    is_character = any((shipped / f"{reference}{s}").exists() for s in options.SHEET_SUFFIXES)
+    return not is_character and reference in dsl.shipped_rulebooks()
+
+
+def _blank_sheet(args) -> int:
+    """`rulebook new RULEBOOK FILE`: a blank character of that rulebook, to fill in."""
+    from interpreter.cli.sheet_template import template
+
+    book = options.load_rulebook(args.character)
+    language = args.spoken = options.language(args, book)
+    target = Path(args.file)
+    if target.suffix.lower() not in (".yaml", ".yml"):
+        raise ParameterError(tr("{target}: a new sheet is YAML; name it .yaml", target=target))
+    game = Path(book.path).stem
+    _written(target, template(book, game, language))
+    print(tr("created {target}, a blank character of {title}", target=target,
+             title=book.title).render(language))  # fmt: skip
     print(
-        tr("  play it: rulebook run RULEBOOK ACTION --char {target} --save", target=target).render(
-            language
-        )
+        tr(
+            "  set its values, then play it: rulebook run {rulebook} ACTION --char {target}",
+            rulebook=args.character,
+            target=target,
+        ).render(language)
     )
     return 0
 
