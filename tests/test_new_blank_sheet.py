@@ -69,3 +69,13 @@ def test_every_shipped_rulebooks_blank_sheet_is_yaml_of_its_fields(tmp_path, gam
     engine = Engine(book)
     if not book.ensures:  # (else its rules may want more than the low ends)
         engine.sheet(data)
+
+
+@pytest.mark.parametrize("written", ["hello world\n", "a: [1, 2\n", "- a list\n"])
+def test_a_file_that_is_not_a_sheet_is_never_copied(tmp_path, capsys, written):
+    source = tmp_path / "notes.yaml"
+    source.write_text(written, encoding="utf-8")
+    target = tmp_path / "copy.yaml"
+    assert main(["new", str(source), str(target)]) == 2
+    assert "not a character sheet" in capsys.readouterr().err
+    assert not target.exists()

@@ -28,7 +28,7 @@ def add_parser(commands) -> None:
 
 
 def cmd_new(args) -> int:
-    from interpreter.sheets.character import read_file
+    from interpreter.sheets.character import NOT_A_SHEET, read_file, rulebook_named_in
 
     if _names_a_rulebook(args.character):
         return _blank_sheet(args)
@@ -40,6 +40,15 @@ def cmd_new(args) -> int:
             tr("{target}: {name} is YAML; name the copy .yaml", target=target, name=source.name)
         )
     text, _ = read_file(source)  # a regular file of a sheet's size, never a named pipe
+    if rulebook_named_in(source) is NOT_A_SHEET:  # (notes, broken YAML: never copied)
+        raise ParameterError(
+            tr(
+                "{name}: not a character sheet (a YAML or JSON mapping of its fields)",
+                name=source.name,
+            ),
+            None,
+            tr("a blank character of a rulebook: rulebook new RULEBOOK FILE"),
+        )
     _written(target, text)
     print(tr("created {target} from {stem}", target=target, stem=source.stem).render(language))
     print(
@@ -86,8 +95,8 @@ def _blank_sheet(args) -> int:
         raise ParameterError(tr("{target}: a new sheet is YAML; name it .yaml", target=target))
     game = Path(book.path).stem
     _written(target, template(book, game, language))
-    print(tr("created {target}, a blank character of {title}", target=target,
-             title=book.title).render(language))  # fmt: skip
+    made = tr("created {target}, a blank character of {title}", target=target, title=book.title)
+    print(made.render(language))
     print(
         tr(
             "  set its values, then play it: rulebook run {rulebook} ACTION --char {target}",
