@@ -37,9 +37,12 @@ _SPACED_MODIFIER = re.compile(
 _TIMES = re.compile(r"(?<=[\w)\]])[ \t]++([xX])[ \t]++(?=[0-9(]|[dD][0-9%F(])|(×)")
 # a number in scientific notation: `1e5`, `1.5e3`, `2.5E-1` (written with its digits here)
 _EXPONENT = re.compile(r"(?<![\w.])([0-9]++(?:\.[0-9]++)?+)[eE]([+-]?+[0-9]++)(?![\w.])")
-# a word after a lone die (`d20 adv`, `1d20 dis + 5`: Avrae, D&D Beyond), read as advantage
-# when it is one of ADVANTAGE's
-_AFTER_DIE = re.compile(r"(?<![\w)])1?+[dD]([0-9]++)[ \t]++([a-zA-Z]++)(?![\w])")
+# a word after a lone die (`d20 adv`, `1d20 dis + 5`, `d20 with advantage`: Avrae, D&D
+# Beyond), read as advantage when it is one of ADVANTAGE's
+_AFTER_DIE = re.compile(
+    r"(?<![\w)])1?+[dD](?P<sides>[0-9]++)(?:[ \t]++(?P<with>with))?+[ \t]++(?P<word>[a-zA-Z]++)"
+    r"(?![\w])"
+)
 ADVANTAGE = {"adv": "kh1", "advantage": "kh1", "dis": "kl1", "disadv": "kl1", "disadvantage": "kl1"}
 # a keep or a drop in words: `4d6 drop lowest`, `2d20 keep highest 1` (any case)
 _WORDED_KEEP = re.compile(
@@ -81,13 +84,14 @@ def _worded(text: str, position: int) -> tuple | None:
     """(message, start, end, hint) for a word other rollers take where we write a modifier
     or an operator: advantage, a keep or a drop spelled out, `vs`."""
     for match in _AFTER_DIE.finditer(text, max(0, position - 40), position + 40):
-        keep = ADVANTAGE.get(match.group(2).lower())
-        if keep is not None and match.start(2) <= position < match.end(2):
+        keep = ADVANTAGE.get(match.group("word").lower())
+        start = match.start("with") if match.group("with") else match.start("word")
+        if keep is not None and start <= position < match.end("word"):  # (`d20 with adv`)
             return (
-                tr("`{word}` is not part of a roll here", word=match.group(2)),
-                match.start(2),
-                match.end(2),
-                tr("here, write {ours}", ours=f"2d{match.group(1)}{keep}"),
+                tr("`{word}` is not part of a roll here", word=text[start : match.end("word")]),
+                start,
+                match.end("word"),
+                tr("here, write {ours}", ours=f"2d{match.group('sides')}{keep}"),
             )
     for match in _WORDED_KEEP.finditer(text, max(0, position - 40), position + 40):
         dice, verb, end, count = match.groups()

@@ -173,6 +173,7 @@ def test_this_languages_reading_stays():
         ("D  faces", 4, "`D faces` is not a die", "write D(faces)"),
         ("d6 // 2", 4, "`//` is not an operator here", "floor(d6 / 2)"),
         ("d6 // 2", 4, "`//` is not an operator here", "a comment starts with `#`"),
+        ("1d20 with advantage", 6, "`with advantage` is not part of a roll", "write 2d20kh1"),
         ("2d6 >= 3 and <= 5", 14, "`<=` compares two values", "again: x >= 10 and x <= 12"),
     ],
 )
