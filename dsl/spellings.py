@@ -345,6 +345,9 @@ def _at_position(text: str, position: int) -> tuple | None:
             position + 3,
             tr("as in {example}", example="boon: bool = no"),
         )
+    roll20 = _roll20_reference(text, position)
+    if roll20 is not None:
+        return roll20
     dashed = _dashed_range(text, position)
     if dashed is not None:
         return dashed
@@ -375,6 +378,37 @@ def _at_position(text: str, position: int) -> tuple | None:
             position + len(named),
             tr("here, write {ours}", ours=f"{before[-1]}({named})"),
         )
+    return None
+
+
+def _roll20_reference(text: str, position: int) -> tuple | None:
+    """`@{strength}`, Roll20's attribute (a sheet's value read by its name here), and
+    `1d4 (bless)`, a word in parentheses after a term (a label, written `1d4[bless]`)."""
+    if text.startswith("@{", position):
+        end = text.find("}", position, position + 102)
+        name = text[position + 2 : end] if end > 0 else ""
+        if name and all(c.isalnum() or c in " _'-" for c in name):
+            return (
+                tr(
+                    "`{written}` is Roll20's attribute; here a value is read by its name",
+                    written=text[position : end + 1],
+                ),
+                position,
+                end + 1,
+                tr("here, write {ours}", ours=name if name.isidentifier() else f"'{name}'"),
+            )
+    if text.startswith("(", position) and text[:position].endswith((" ", "\t")):
+        end = text.find(")", position, position + 42)
+        word = text[position + 1 : end] if end > 0 else ""
+        before = text[:position].rstrip()
+        if word.isalpha() and before[-1:].isalnum():  # (after a term: `1d4 (bless)`)
+            term = before.rsplit(None, 1)[-1]
+            return (
+                tr("a label is written in brackets right after its term"),
+                position,
+                end + 1,
+                tr("here, write {ours}", ours=f"{term}[{word}]"),
+            )
     return None
 
 

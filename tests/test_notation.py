@@ -174,6 +174,9 @@ def test_this_languages_reading_stays():
         ("d6 // 2", 4, "`//` is not an operator here", "floor(d6 / 2)"),
         ("d6 // 2", 4, "`//` is not an operator here", "a comment starts with `#`"),
         ("1d20 with advantage", 6, "`with advantage` is not part of a roll", "write 2d20kh1"),
+        ("1d20 + @{strength}", 8, "`@{strength}` is Roll20's attribute", "write strength"),
+        ("d20 + @{Weapon Skill}", 7, "Roll20's attribute", "write 'Weapon Skill'"),
+        ("1d20 + 1d4 (bless)", 12, "a label is written in brackets", "write 1d4[bless]"),
         ("2d6 >= 3 and <= 5", 14, "`<=` compares two values", "again: x >= 10 and x <= 12"),
     ],
 )
