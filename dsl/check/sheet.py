@@ -18,8 +18,8 @@ ROUNDING = frozenset(("floor", "ceil", "round"))
 
 
 def unrounded_division(node) -> n.Binary | None:
-    """The first `/` in an expression that no floor, ceil or round takes in, dividing something
-    or two numbers written out that divide with a fraction left (`T / 10`: 38/10 for a
+    """The first `/` written in an expression that no floor, ceil or round takes in,
+    unless it divides two numbers written out that divide whole (`T / 10`: 38/10 for a
     T of 38; `7 / 2`; not `10 / 2`)."""
     found = []
     stack = [node]

@@ -44,13 +44,13 @@ def _field(item, say) -> str | None:
     if isinstance(item, n.Stat | n.Counter):
         kind = item.kind if isinstance(item, n.Stat) else "counter"
         low = item.range.low if item.range is not None and item.range.low is not None else 0
-        given = _written(item.default)
+        given = _given(item.default)
         said = f"{kind}, {_range(item.range)}" if item.range is not None else kind
         if given is None and kind == "attribute":  # (a skill starts at its low end, a counter at 0)
             said = say(tr("{what}: no default, set it", what=said))
         return _line(item.name, low if given is None else given, said)
     if isinstance(item, n.Flag):
-        given = _written(item.default)
+        given = _given(item.default)
         return _line(item.name, False if given is None else given, say(tr("flag: yes or no")))
     if isinstance(item, n.TextField):
         return _line(item.name, "", say(tr("text")))
@@ -64,23 +64,22 @@ def _field(item, say) -> str | None:
         written = " ".join(item.maximum.span.text.split()) if item.maximum.span else "?"
         maximum = written if len(written) <= 60 else written[:59] + "…"
         said = say(tr("resource, at most {maximum}; left out, it starts full", maximum=maximum))
-        return f"# {_key(item.name)}: ...  # {said}"
+        return f"# {_flow(item.name)}: ...  # {said}"
     return None  # (derived values, groups, effects, rules: nothing to write)
 
 
 def _line(name: str, value, said: str) -> str:
-    shown = yaml.safe_dump(value, allow_unicode=True, default_flow_style=True).strip()
-    shown = shown.removesuffix("\n...").removesuffix("...").strip()
-    return f"{_key(name)}: {shown}  # {said}"
+    return f"{_flow(name)}: {_flow(value)}  # {said}"
 
 
-def _key(text: str) -> str:
-    """A field's name as a YAML key (quoted when it must be: `'Corpus religio'`)."""
-    dumped = yaml.safe_dump(text, allow_unicode=True, default_flow_style=True).strip()
+def _flow(value) -> str:
+    """A value (or a field's name as a key) in YAML on one line, quoted where it must be
+    (`'Corpus religio'`, `''`, `[]`)."""
+    dumped = yaml.safe_dump(value, allow_unicode=True, default_flow_style=True).strip()
     return dumped.removesuffix("\n...").removesuffix("...").strip()
 
 
-def _written(default):
+def _given(default):
     """A default written out as a number or yes/no, or None."""
     if isinstance(default, n.Literal) and isinstance(default.value, bool | int | Fraction):
         value = default.value

@@ -12,11 +12,7 @@ the side's distribution, which interpreter.odds.contest combines as it does any 
 
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Any
-
-from interpreter.odds.distribution import Dist
-from interpreter.odds.weights import least_common
+from interpreter.odds.distribution import Dist, weighed
 from interpreter.runtime import Unknown
 
 
@@ -44,7 +40,7 @@ def followed(path, ctx, roller, negligible: int) -> Dist | None:
     more than PATHS of them. Each path is counted as one unit of the roller's work."""
     saved = roller.pins, roller.cursor
     counted = ctx.steps
-    mixed: dict[Any, Fraction] = {}
+    ended: list[tuple[tuple[int, int], Dist]] = []
     paths: list[tuple[tuple, int, int]] = [((), 1, 1)]
     taken = 0
     try:
@@ -67,19 +63,9 @@ def followed(path, ctx, roller, negligible: int) -> Dist | None:
                     if w << negligible >= t:  # (else less likely than the explorer keeps)
                         paths.append(((*pins, outcome), w, t))
                 continue
-            if type(value) is Dist:
-                for outcome, w in value.weights.items():
-                    share = Fraction(weight * w, total * value.total)
-                    mixed[outcome] = mixed.get(outcome, 0) + share
-            elif isinstance(value, Unknown):
+            if type(value) is not Dist and isinstance(value, Unknown):
                 return None
-            else:
-                mixed[value] = mixed.get(value, 0) + Fraction(weight, total)
+            ended.append(((weight, total), value if type(value) is Dist else Dist.point(value)))
     finally:
         roller.pins, roller.cursor = saved
-    common = 1
-    for share in mixed.values():
-        if common % share.denominator:
-            common = least_common(common, share.denominator)
-    weights = {o: share.numerator * (common // share.denominator) for o, share in mixed.items()}
-    return Dist(weights, common)
+    return weighed(ended)  # (each path's ending by its weight, over one denominator)
