@@ -400,9 +400,9 @@ def _roll20_reference(text: str, position: int) -> tuple | None:
     if text.startswith("(", position) and text[:position].endswith((" ", "\t")):
         end = text.find(")", position, position + 42)
         word = text[position + 1 : end] if end > 0 else ""
-        before = text[:position].rstrip()
-        if word.isalpha() and before[-1:].isalnum():  # (after a term: `1d4 (bless)`)
-            term = before.rsplit(None, 1)[-1]
+        term = text[:position].rstrip().rsplit(None, 1)[-1] if text[:position].strip() else ""
+        dice = term[:1].isdigit() or (term[:1] in ("d", "D") and term[1:2].isdigit())
+        if word.isalpha() and dice and term[-1:].isalnum():  # (after a term: `1d4 (bless)`)
             return (
                 tr("a label is written in brackets right after its term"),
                 position,

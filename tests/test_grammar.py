@@ -433,6 +433,7 @@ TABLE = "table T by roll {{ {} }}\naction a() {{\n  let r = d6\n  result {{ t: T
         (CHECK.format("String"), "here, write text"),
         (CHECK.format("float"), "here, write number"),
         (CHECK.format("yes/no"), "as in boon: bool = no"),
+        (ACTION.format("let y = x (2)"), "to multiply, write x * (...)"),  # (not `did you mean x`)
         # a printed table's keys and labels
         (TABLE.format('1-3: "low"  4..6: "high"'), 'a range of keys: 1..3: "..."'),
         (TABLE.format('1..3: "low"  4\u20136: "high"'), 'a range of keys: 4..6: "..."'),

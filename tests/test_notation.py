@@ -177,6 +177,7 @@ def test_this_languages_reading_stays():
         ("1d20 + @{strength}", 8, "`@{strength}` is Roll20's attribute", "write strength"),
         ("d20 + @{Weapon Skill}", 7, "Roll20's attribute", "write 'Weapon Skill'"),
         ("1d20 + 1d4 (bless)", 12, "a label is written in brackets", "write 1d4[bless]"),
+        ("2 + 5 (bonus)", 7, "a label is written in brackets", "write 5[bonus]"),
         ("2d6 >= 3 and <= 5", 14, "`<=` compares two values", "again: x >= 10 and x <= 12"),
     ],
 )

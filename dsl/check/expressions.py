@@ -322,6 +322,15 @@ class ExpressionChecks(CheckerHost):
         if name in FUNCTIONS and scope.lookup(name) is None and name not in self.globals:
             return self.builtin(node, scope)
         definition = self.globals.get(name)
+        if definition is None and scope.lookup(name) is not None:  # (`y (z)`: a value called)
+            self.error(
+                tr("`{name}` is a value, not a function: it cannot be called", name=name),
+                node.name_span,
+                tr("to multiply, write {example}", example=f"{name} * (...)"),
+            )
+            for arg in node.args:
+                self.expr(arg, scope)
+            return t.ANY
         if definition is None:
             self.undefined(name, node.name_span, scope, tr("unknown function `{name}`"))
             for arg in node.args:
