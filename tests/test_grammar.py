@@ -438,6 +438,11 @@ TABLE = "table T by roll {{ {} }}\naction a() {{\n  let r = d6\n  result {{ t: T
         (TABLE.format('1-3: "low"  4..6: "high"'), 'a range of keys: 1..3: "..."'),
         (TABLE.format('1..3: "low"  4\u20136: "high"'), 'a range of keys: 4..6: "..."'),
         (TABLE.format('1..3: low  4..6: "high"'), 'a text is written in double quotes: "low"'),
+        # a skill parameter that may be none, written as a number
+        (
+            'sheet { skills in 0..20 default 0 }\ncheck c(s: skill = 0) "C" { roll d20 >= s }',
+            "write `= none` for none: a skill that is none counts 0",
+        ),
     ],
 )
 def test_a_first_rulebooks_spelling_says_ours(text, hint):

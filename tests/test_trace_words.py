@@ -118,3 +118,28 @@ def test_verbose_on_the_command_line(capsys, tmp_path):
     verbose = capsys.readouterr().out
     assert "herida = 1" in brief and "herida = daño * 1 = 1" in verbose
     assert len(verbose.splitlines()) > len(brief.splitlines())
+
+
+PICKED = """
+rulebook "Picked" { language "en" }
+action pick(edge: int = 1) "Advantage" {
+  let a = d{0..99}
+  let b = d{0..99}
+  let best = if a < b then a else b
+  let r = if edge > 0 then best else b
+  result { roll: r }
+}
+"""
+
+
+def test_a_pool_picked_from_pools_rolled_is_a_step_of_its_own():
+    """`let best = if a < b then a else b` rolls nothing: its step says which one it kept
+    (it was left out of the trace, the dice alone shown); a pool rolled is said once, by
+    its dice."""
+    engine = Engine(dsl.load_text(PICKED, "picked.rules"))
+    for verbose in (False, True):
+        outcome = engine.run("pick", engine.sheet({}), {}, dice=ForcedDice([12, 80]))
+        text = render_text(outcome.trace, verbose=verbose)
+        assert "best = " + ("if a < b then a else b = 12" if verbose else "12") in text
+        assert "r = " in text and text.count("[12]") == 1
+        assert outcome.result["roll"] == 12

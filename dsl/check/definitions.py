@@ -66,10 +66,21 @@ class DefinitionChecks(CheckerHost):
                             describe2=default.describe(),
                         ),
                         param.default.span,
+                        self.no_place_hint(type_, default),
                     )
                 self.text_fits(param.default, type_)
             inner.names[param.name] = ("local", type_)
         return inner
+
+    @staticmethod
+    def no_place_hint(type_: t.Type, default: t.Type) -> str | None:
+        """`skill: skill = 0`: a place on the sheet is named; `none` is the one that adds 0."""
+        if type_.kind != "ref" or default.kind != "number":
+            return None
+        return tr(
+            "name one, or write `= none` for none: a {kind} that is none counts 0",
+            kind=type_.ref,
+        )
 
     def not_dice(self, name: str, span: Span) -> None:
         """`let d20 = d20` names something no expression can read: `d20` is dice there."""

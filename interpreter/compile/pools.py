@@ -19,6 +19,7 @@ from interpreter.bounds import cells
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.compile.builtin_functions import POOL_QUESTIONS
 from interpreter.compile.host import CompilerHost
+from interpreter.compile.step_texts import let_step, set_step
 from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
 from interpreter.pool import (
@@ -256,19 +257,27 @@ class PoolValues(CompilerHost):
     def let_pool(self, node: n.Let):
         """A `let` holding a pool: in a real run, the roll itself; in odds, the joint answers
         to what the rest of the definition asks of it."""
-        return self.bind_pool(node.name, node.expr)
+        return self.bind_pool(node.name, node.expr, node.span, let_step)
 
     def set_pool(self, node: n.Set):
         """`set r to 2d6` of a name holding a pool: a new roll, asked what `r` is asked."""
-        return self.bind_pool(node.place.name, node.expr)
+        return self.bind_pool(node.place.name, node.expr, node.span, set_step)
 
-    def bind_pool(self, name: str, expr):
+    def bind_pool(self, name: str, expr, span, step: Callable):
         roll = self.roll_object(expr)
         questions = self.questions_about(name)
         fixed = constant_questions(questions)  # (None: asked anew at every `let`)
+        source = expr.span.text
 
         def let_pool(ctx):
-            rolled = roll(ctx)
+            trace = ctx.trace
+            if trace is None:
+                rolled = roll(ctx)
+            else:
+                steps = len(trace)
+                rolled = roll(ctx)
+                if len(trace) == steps:  # a pool picked, not rolled: its step says which
+                    step(ctx, name, source, span, rolled.total)
             # (is_known, written out: a pool `let` is run for every world the odds see)
             if ctx.roller.lifts and (
                 isinstance(rolled.total, Unknown)
