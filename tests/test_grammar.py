@@ -438,6 +438,8 @@ TABLE = "table T by roll {{ {} }}\naction a() {{\n  let r = d6\n  result {{ t: T
         (TABLE.format('1-3: "low"  4..6: "high"'), 'a range of keys: 1..3: "..."'),
         (TABLE.format('1..3: "low"  4\u20136: "high"'), 'a range of keys: 4..6: "..."'),
         (TABLE.format('1..3: low  4..6: "high"'), 'a text is written in double quotes: "low"'),
+        # a list's first item at 0, as Python and C count
+        (ACTION.format("let y = [4, 6, 8][0]"), "write [4, 6, 8][1] for its first item"),
         # a skill parameter that may be none, written as a number
         (
             'sheet { skills in 0..20 default 0 }\ncheck c(s: skill = 0) "C" { roll d20 >= s }',

@@ -20,6 +20,13 @@ class ItemChecks(CheckerHost):
             self.error(tr("an item of a list is taken by one position: `list[1]`"), node.span)
         for key in node.keys:
             self.want(key, scope, t.NUMBER, tr("a position in a list"))
+            if type(key) is n.Literal and type(key.value) is int and key.value == 0:
+                # (never an item: a newcomer from Python or C counts from 0)
+                self.error(
+                    tr("a list has no item at 0: the first is at 1, the last at -1"),
+                    key.span,
+                    tr("write {text}[1] for its first item", text=node.subject.span.text),
+                )
         item = t.value_of(listed).item
         return item if item is not None else t.ANY
 
