@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.cli.main import main
-from interpreter.cli.options import faces_of_line
+from interpreter.cli.options import faces_of, faces_of_line
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 BLADES = ["run", str(EXAMPLES / "blades.rules"), "act", "--set", "dots=3", "--ask"]
@@ -30,6 +30,18 @@ BLADES = ["run", str(EXAMPLES / "blades.rules"), "act", "--set", "dots=3", "--as
 )
 def test_a_line_is_read_as_the_faces_it_gives(line, faces):
     assert faces_of_line(line) == faces
+
+
+@pytest.mark.parametrize(
+    ("text", "faces"),
+    [
+        ("6 2 3, 1 4, 5", [6, 2, 3, 1, 4, 5]),  # (a pool a part: read 623, 14 and 5)
+        ("6,3,6", [6, 3, 6]),
+        ("- 1, + 1", [-1, 1]),  # (a sign apart from its digits: one face)
+    ],
+)
+def test_dice_given_on_the_command_line_are_read_as_a_typed_line(text, faces):
+    assert faces_of(text) == faces
 
 
 def test_a_line_of_faces_fills_the_pool_each_shown_as_if_typed(monkeypatch, capsys):

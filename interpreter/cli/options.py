@@ -39,7 +39,7 @@ def faces_of(text: str, symbols: bool = False) -> list:
     int would read `١٢` and `1_0` too); a symbol die's face by its symbols
     (`success+advantage`, `2 advantage`, `blank`), which the die reads when drawn."""
     faces: list = []
-    for position, written in enumerate(text.split(","), 1):
+    for position, written in enumerate(typed_parts(text), 1):
         part = written.strip()
         if not part:
             continue
@@ -107,18 +107,23 @@ def faces_left_over(dice, language: str | None) -> None:
         print(said.render(language), file=sys.stderr)
 
 
-def faces_of_line(line: str) -> list[str]:
-    """The faces one typed line gives, in order (one, or several: `6 3 6`, `6, 3, 6`,
-    `success+advantage, 2 threat`): parts apart by commas, and a part of whole numbers
-    apart by spaces split at them (read with string methods: linear in the line)."""
+def typed_parts(text: str) -> list[str]:
+    """The faces a text of them gives, in order (`6 3 6`, `6, 3, 6`, `success+advantage,
+    2 threat`): parts apart by commas, and a part of whole numbers apart by spaces split
+    at them, as `--ask` reads a line and `--dice` its value (string methods: linear)."""
     faces: list[str] = []
-    for part in line.strip().split(","):
+    for part in text.strip().split(","):
         words = part.split()
         if len(words) > 1 and all(WHOLE_NUMBER.fullmatch(word) for word in words):
             faces.extend(words)
         elif part.strip():
             faces.append(part.strip())
-    return faces or [""]
+    return faces
+
+
+def faces_of_line(line: str) -> list[str]:
+    """The faces one typed line gives, in order (`typed_parts`; an empty line, one empty)."""
+    return typed_parts(line) or [""]
 
 
 def answer_to(question: str) -> str:
