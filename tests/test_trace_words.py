@@ -143,3 +143,31 @@ def test_a_pool_picked_from_pools_rolled_is_a_step_of_its_own():
         assert "best = " + ("if a < b then a else b = 12" if verbose else "12") in text
         assert "r = " in text and text.count("[12]") == 1
         assert outcome.result["roll"] == 12
+
+
+CHAINED = """
+rulebook "Chained" { language "en" }
+roll check_die = d10 then {
+  on die = 10: add d10
+  on die = 1: subtract d10
+}
+check skill_check(bonus: int = 8) "Skill check" {
+  let d = check_die
+  roll d + bonus > 15
+  critical = d.dice[1] = 10
+}
+"""
+
+
+def test_a_named_roll_that_went_on_given_a_name_is_a_term_of_a_check():
+    """`let d = check_die` (a roll with its own procedure) added in a check: its line
+    showed it as a pool's faces and stopped every traced run with a Python error."""
+    from interpreter.json_data import run_data
+
+    engine = Engine(dsl.load_text(CHAINED, "chained.rules"))
+    outcome = engine.run("skill_check", engine.sheet({}), {}, dice=ForcedDice([10, 7]))
+    assert "Skill check: d 17 + bonus 8 = 25" in render_text(outcome.trace)
+    assert "d [10] + [7] + bonus 8 = 25" in render_text(outcome.trace, verbose=True)
+    steps = run_data(outcome)["trace"]
+    assert any("d 17 + bonus 8" in str(step) for step in steps)
+    assert outcome.result["critical"] is True

@@ -7,6 +7,7 @@ import functools
 from dsl.messages import Message, available_languages, catalogue_for, tr
 from interpreter.compile.arithmetic import as_number
 from interpreter.roll_steps import faces_text
+from interpreter.runtime import ChainRoll
 from interpreter.shown import glimpse
 from interpreter.state import place_text
 from interpreter.trace import JOINED, Later, made
@@ -118,6 +119,8 @@ def terms_texts(given: list, length: int) -> tuple[Message, Message | None]:
     shown: tuple
     computed: tuple
     for sign, kind, label, short, gave in given:
+        if kind == "roll" and type(gave) is ChainRoll:  # (`let d = abierta`: a name for it)
+            kind, label = "chain", label or gave.name
         if kind == "roll":
             shown = computed = (f"{label or gave.label} {faces_text(gave, length)}",)
         elif kind == "chain":
