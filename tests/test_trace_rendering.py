@@ -18,6 +18,7 @@ from interpreter import SeededDice
 from interpreter.compile.check_terms import Shown, _spaced, written_label
 from interpreter.json_data import run_data
 from interpreter.roll_steps import faces_text
+from interpreter.runtime import ChainRoll
 from interpreter.shown import _data, _glimpse, glimpse, glimpse_data
 from interpreter.state import place_text
 from interpreter.trace import Later
@@ -47,6 +48,8 @@ def terms_before(given: list, length: int, brief: bool) -> Message:
     """A check's terms one way, as compile.check_terms.terms_text wrote them."""
     parts: list = []
     for sign, kind, label, short, gave in given:
+        if kind == "roll" and type(gave) is ChainRoll:  # (a `let` of a named roll)
+            kind, label = "chain", label or gave.name
         if kind == "roll":
             shown = f"{label or gave.label} {faces_text(gave, length)}"
         elif kind == "chain":
@@ -59,7 +62,10 @@ def terms_before(given: list, length: int, brief: bool) -> Message:
         else:
             label = written_label(label)  # (a `Later`, or as the generated code gave it)
             text = Message.joined([label, " ", gave]) if label != show(gave) else gave
-            shown = Message.joined([short, " ", gave]) if brief and short is not None else text
+            if brief and short == "":  # (an `if` expression: its value alone)
+                shown = Message.joined([gave])
+            else:
+                shown = Message.joined([short, " ", gave]) if brief and short is not None else text
         if parts:
             parts.append("+ " if sign > 0 else "- ")
             parts.append(shown)

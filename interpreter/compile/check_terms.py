@@ -132,7 +132,7 @@ def terms_texts(given: list, length: int) -> tuple[Message, Message | None]:
         else:
             label = written_label(label)
             computed = (label, " ", gave) if label != show(gave) else (gave,)
-            shown = (short, " ", gave) if short is not None else computed
+            shown = computed if short is None else (short, " ", gave) if short else (gave,)
         if shown is not computed:
             differ = True
         if brief:

@@ -319,11 +319,14 @@ def _explain(compiler, sign: int, node):
 def _brief(node, binding) -> str | None:
     """The author's own name for a term, where there is one: a formula's name
     (`estado`, not `estado(Voluntad in Mentales)`), a record field's (`bono`, not
-    `t.bono`). The whole expression is the detail (--verbose)."""
+    `t.bono`); an `if` expression's, none (its value alone). The whole expression is the
+    detail (--verbose)."""
     if isinstance(node, n.Call) and binding is not None and binding.kind == "formula":
         return node.function
     if isinstance(node, n.Field):
         return node.name
+    if isinstance(node, n.IfExpr):
+        return ""  # (the value alone: the whole `if ... then ... else` is the detail)
     return None
 
 
@@ -331,6 +334,8 @@ def _label(compiler, node):
     """A term's source text, with each value that names something replaced by the name
     (`2 * attr` → `2 * Wits`, `Difficulty[difficulty]` → `Difficulty[Hard]`)."""
     text, base = node.span.text, node.span.start
+    if isinstance(node, n.IfExpr):  # (a term of its own among the others: in parentheses)
+        text, base = f"({text})", base - 1
     holes = []
     stack = [node]
     while stack:
