@@ -13,7 +13,7 @@ from interpreter.safe_files import create_exclusive
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "new",
-        help=tr("copy a shipped character to a file of your own"),
+        help=tr("copy a character to a file of your own, or write a blank one of a rulebook"),
         description=tr(
             "Copy a shipped character (or any sheet) to FILE, to play and --save it; given "
             "a rulebook, write a blank character of it, each field with what it takes."
