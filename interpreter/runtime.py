@@ -188,7 +188,7 @@ class ChainRoll(Rolled):
     value, its dice are the dice of all its rolls (in odds mode, `total` may be a
     distribution, and the parts' rolls the distributions of their terms)."""
 
-    __slots__ = ("arithmetic", "name", "parts", "total")
+    __slots__ = ("arithmetic", "concrete", "name", "parts", "total")
 
     def __init__(
         self,
@@ -196,10 +196,14 @@ class ChainRoll(Rolled):
         parts: list[tuple[int, list[Any], Any]],
         total: Any,
         arithmetic: str | Later | None = None,
+        concrete: tuple[Any, Any] | None = None,
     ):
         self.name, self.parts, self.total = name, parts, total
         #: each step with its own arithmetic, `10 + (6−1) + (2−1)` (None: only faces)
         self.arithmetic = arithmetic
+        #: counting: (a key, `run(tray)`: the procedure rolled for real through the tray),
+        #: to walk every way its dice can fall when it is asked of them in order
+        self.concrete = concrete
 
     @property
     def successes(self) -> Any:

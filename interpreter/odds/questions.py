@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsl.messages import tr
 from interpreter.dice import PoolRoll, roll_pool
+from interpreter.errors import EvaluationError
 from interpreter.limits import Limits
 from interpreter.odds.distribution import Dist
 from interpreter.odds.draws import enumerate_draws
@@ -123,15 +124,43 @@ class PoolQuestions(PoolQuestionsHost):
         return found
 
     def chain_answers(self, chain: ChainRoll, questions: tuple) -> Dist:
-        """A named roll: its total; other questions only of a roll that is one dice term."""
+        """A named roll: its total; other questions of a roll that is one dice term by
+        that term's counts, else by walking every way its procedure's dice can fall."""
         rolls = [roll for _, rolls, _ in chain.parts for roll in rolls]
         if len(rolls) == 1 and _total_of(rolls[0]) is chain.total:
             return self.answers(rolls[0], questions)
         if all(type(q) is Total for q in questions):
             return chain.total.map(lambda total: (total,) * len(questions))
-        raise TooComplex(
-            tr("the dice of roll {name} (more than one dice term) are not counted", name=chain.name)
+        if chain.concrete is None:
+            raise TooComplex(
+                tr(
+                    "the dice of roll {name} (more than one dice term) are not counted",
+                    name=chain.name,
+                )
+            )
+        return self.chain_rolls(chain.concrete).map(
+            lambda frozen: tuple(q.of_roll(thaw_chain(frozen)) for q in questions)
         )
+
+    def chain_rolls(self, concrete: tuple) -> Dist:
+        """Every way a named roll's procedure can fall, as a real run rolls it (frozen
+        ChainRolls), with the arguments it was given (`ChainRoll.concrete`): walked once
+        per roll and arguments (an exploding chain followed until what is left is below
+        the roller's epsilon)."""
+        key, run = concrete
+        key = ("chain rolls", key)
+        found = self.asked.get(key)
+        if found is None:
+
+            def walked(tray):
+                return freeze_chain(run(tray))
+
+            try:
+                found = enumerate_draws(walked, self.limits, epsilon=self.epsilon)
+            except EvaluationError as error:  # (a chain past the limit: the sampler says it)
+                raise TooComplex(str(error)) from None
+            self.asked[key] = found
+        return found
 
     def group(self, rolls: list, keeps: tuple, label: str) -> ChainRoll:
         """`{4d6+3d8}k4` counted: a pool known by its total (pool_answers does not take
@@ -165,12 +194,14 @@ class PoolQuestions(PoolQuestionsHost):
             return capture[name](roll, questions, name)
         if questions is not None and any(q.ordered for q in counted_as(roll, questions)):
             if type(roll) is ChainRoll:
-                raise TooComplex(
-                    tr(
-                        "the dice of roll {name} in the order rolled are not counted",
-                        name=roll.name,
+                if roll.concrete is None:
+                    raise TooComplex(
+                        tr(
+                            "the dice of roll {name} in the order rolled are not counted",
+                            name=roll.name,
+                        )
                     )
-                )
+                return thaw_chain(self.resolve(self.chain_rolls(roll.concrete)))
             if not is_term(roll):
                 value_answers(roll, questions)  # (TooComplex)
             return thaw(self.resolve(self.rolls_of(roll)))
@@ -282,3 +313,17 @@ def freeze(roll: PoolRoll) -> tuple:
 def thaw(frozen: tuple) -> PoolRoll:
     faces, total, successes, failures = frozen
     return PoolRoll("", [list(face) for face in faces], total, successes, failures)
+
+
+def freeze_chain(chain: ChainRoll) -> tuple:
+    parts = tuple(
+        (sign, tuple(freeze(roll) for roll in rolls), value) for sign, rolls, value in chain.parts
+    )
+    return (chain.name, parts, chain.total)
+
+
+def thaw_chain(frozen: tuple) -> ChainRoll:
+    name, parts, total = frozen
+    return ChainRoll(
+        name, [(sign, [thaw(roll) for roll in rolls], value) for sign, rolls, value in parts], total
+    )

@@ -498,7 +498,23 @@ class OddsRoller(PoolQuestions):
         dist, finishes, failure = found
         if finishes is not None and not self.resolve(finishes):
             raise ChainTooLong(failure, procedure.node.span)
-        return ChainRoll(procedure.name, [], dist)
+        return ChainRoll(procedure.name, [], dist, None, (key, concrete_chain(procedure, ctx)))
+
+
+def concrete_chain(procedure, ctx):
+    """`run(tray)`: the procedure with the arguments it has now, rolled through `tray` as
+    a real run rolls it (what `Questions.chain_rolls` walks)."""
+    env = dict(ctx.env)
+
+    def run(tray) -> ChainRoll:
+        saved = ctx.roller, ctx.env
+        ctx.roller, ctx.env = tray, dict(env)
+        try:
+            return procedure.roll(ctx)
+        finally:
+            ctx.roller, ctx.env = saved
+
+    return run
 
 
 def shares_of(epsilon: Fraction) -> tuple:
