@@ -23,7 +23,8 @@ from dsl.dice_terminal import dice_terminal as dice_terminal
 from dsl.dice_terminal import reads_as_dice as reads_as_dice
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
-from dsl.spellings import condition_after, other_spelling, other_statement
+from dsl.other_statements import other_statement
+from dsl.spellings import condition_after, other_spelling
 from dsl.unicode_text import HALF_CHARACTER, digits_refused, lone_surrogate, other_digit
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that

@@ -438,6 +438,11 @@ TABLE = "table T by roll {{ {} }}\naction a() {{\n  let r = d6\n  result {{ t: T
         (TABLE.format('1-3: "low"  4..6: "high"'), 'a range of keys: 1..3: "..."'),
         (TABLE.format('1..3: "low"  4\u20136: "high"'), 'a range of keys: 4..6: "..."'),
         (TABLE.format('1..3: low  4..6: "high"'), 'a text is written in double quotes: "low"'),
+        # a list built as Python builds it
+        (
+            ACTION.format("let y = sum([v for v in [1, 2] if v > 1])"),
+            "go through it in an action: for each x in xs { ... }",
+        ),
         # a list's first item at 0, as Python and C count
         (ACTION.format("let y = [4, 6, 8][0]"), "write [4, 6, 8][1] for its first item"),
         # a skill parameter that may be none, written as a number

@@ -319,15 +319,13 @@ def _explain(compiler, sign: int, node):
 def _brief(node, binding) -> str | None:
     """The author's own name for a term, where there is one: a formula's name
     (`estado`, not `estado(Voluntad in Mentales)`), a record field's (`bono`, not
-    `t.bono`); an `if` expression's, none (its value alone). The whole expression is the
+    `t.bono`); an `if` expression's, "" (its value alone). The whole expression is the
     detail (--verbose)."""
     if isinstance(node, n.Call) and binding is not None and binding.kind == "formula":
         return node.function
     if isinstance(node, n.Field):
         return node.name
-    if isinstance(node, n.IfExpr):
-        return ""  # (the value alone: the whole `if ... then ... else` is the detail)
-    return None
+    return "" if isinstance(node, n.IfExpr) else None
 
 
 def _label(compiler, node):
