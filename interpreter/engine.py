@@ -84,6 +84,18 @@ def not_a_sheet(given: object) -> str:
     )
 
 
+def not_dice(given: object) -> bool:
+    """Whether what an app gave as `dice` cannot draw a die (a list of faces, a seed)."""
+    return given is not None and not callable(getattr(type(given), "draw", None))
+
+
+#: what an app is told when its `dice` cannot draw
+NOT_DICE = (
+    "dice must be a dice source, not {}: ForcedDice([6, 3]) for faces given, "
+    "SeededDice(42) for a seed, TypedDice(ask) for dice typed in"
+)
+
+
 class Engine:
     """A rulebook compiled once; reusable and safe to share between threads."""
 
@@ -171,6 +183,8 @@ class Engine:
         except AttributeError:
             if not isinstance(sheet, Sheet):  # (checked only once a run has failed)
                 raise TypeError(not_a_sheet(sheet)) from None
+            if not_dice(dice):
+                raise TypeError(NOT_DICE.format(type(dice).__name__)) from None
             raise
 
     def _run(

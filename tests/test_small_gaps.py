@@ -488,6 +488,22 @@ def test_a_run_or_odds_against_something_not_a_sheet_says_how_to_make_one(given)
             ask()
 
 
+@pytest.mark.parametrize("given", [[1], (1, 2), 42, "1,2"])
+def test_a_run_given_dice_that_cannot_draw_says_what_dice_are(given):
+    """`dice=[5]` from an app: it said `'list' object has no attribute 'draw'`."""
+    engine = Engine(dsl.load_text(OPEN_SKILLS))
+    sheet = engine.sheet({})
+    for _ in range(3):  # (warmed: the run's own fast entry made)
+        engine.run("skill_roll", sheet, {"skill": "Spot"})
+    for ask in (
+        lambda: engine.run("skill_roll", sheet, {"skill": "Spot"}, dice=given),
+        lambda: engine.run("skill_roll", sheet, {"skill": "Spot"}, dice=given, trace=True),
+        lambda: Engine(engine.rulebook).run("skill_roll", sheet, {"skill": "Spot"}, dice=given),
+    ):
+        with pytest.raises(TypeError, match=r"dice must be a dice source, not \w+: ForcedDice"):
+            ask()
+
+
 def test_a_float_parameter_says_how_to_give_its_number_exactly():
     """`{"skill": 41.5}` from an app: a float is not exact (0.1 is not 1/10); the hint says
     what to give instead, and the text it suggests is read exactly."""
