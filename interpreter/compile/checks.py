@@ -4,22 +4,19 @@ from __future__ import annotations
 
 from typing import Any, overload
 
-import attrs
-
 from dsl import nodes as n
 from dsl import opposed
-from dsl import types as t
 from dsl.messages import Message, tr
-from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
 from interpreter.compile import check_terms
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
-from interpreter.compile.check_terms import Shown, TermLabel, explained_sum
+from interpreter.compile.check_terms import Shown, explained_sum
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.compile.codegen.traced import generated_traced_check
 from interpreter.compile.step_texts import grouped_rounds
+from interpreter.compile.term_names import explained_term, signed
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
@@ -30,14 +27,6 @@ from interpreter.values import Record, is_number, normalize
 A_CHECKS_ROLL = tr("a check's roll")
 A_CHECKS_TARGET = tr("a check's target")
 A_SIDE = tr("a side of an opposed check")
-
-
-def _terms(node, sign: int = 1) -> list:
-    """A sum flattened into signed terms: `a + b - c` → [(+1, a), (+1, b), (-1, c)]."""
-    if isinstance(node, n.Binary) and node.op in ("+", "-"):
-        right_sign = sign if node.op == "+" else -sign
-        return _terms(node.left, sign) + _terms(node.right, right_sign)
-    return [(sign, node)]
 
 
 class CompiledCheck(CallFrame):
@@ -76,8 +65,8 @@ class CompiledCheck(CallFrame):
         # holds reaches them only through the roll's total (a modifier only added to it)
         target_reads = n.field_reads(node.target) if node.target is not None else {}
         self.record_reads = tuple(sorted({*self.fields_read, *target_reads}))
-        self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
-        self.term_nodes = tuple(term for _, term in _terms(node.roll))  # (codegen's)
+        self.terms = tuple(explained_term(compiler, sign, term) for sign, term in signed(node.roll))
+        self.term_nodes = tuple(term for _, term in signed(node.roll))  # (codegen's)
         self.label = node.label or node.name
         # `success` and `degree` are the trace's verdict, unless they are ordinary fields
         # (a `degree` without a degrees block)
@@ -295,76 +284,6 @@ def _check_data(name: str, record: Record) -> dict:
 
 #: a check's verdict in its trace line
 SUCCESS, FAILURE = tr("success"), tr("failure")
-
-
-def _explain(compiler, sign: int, node):
-    """A term of a check's roll, with how to name it in the trace."""
-    binding = compiler.bindings.get(id(node))
-    type_ = compiler.type_of(node)
-    if isinstance(node, n.Dice):
-        return (sign, "roll", compiler.dice(node), None, None)
-    if isinstance(node, n.Name) and binding is not None and binding.kind == "roll":
-        name = node.name
-        return (sign, "roll", lambda ctx: ctx.env[name], name, None)
-    if isinstance(node, n.Name) and binding is not None and binding.kind == "rolldef":
-        procedure = compiler.roll_definition(binding.name)
-        return (sign, "chain", lambda ctx: procedure.call(ctx, ()), binding.name, None)
-    if type_.kind == "ref":
-        return (sign, "ref", compiler.ref(node), None, None)
-    if isinstance(node, n.Name) and binding is not None and binding.kind in ("field", "derived"):
-        return (sign, "value", compiler.expr(node), binding.name, None)
-    return (sign, "value", compiler.expr(node), _label(compiler, node), _brief(node, binding))
-
-
-def _brief(node, binding) -> str | None:
-    """The author's own name for a term, where there is one: a formula's name
-    (`estado`, not `estado(Voluntad in Mentales)`), a record field's (`bono`, not
-    `t.bono`); an `if` expression's, "" (its value alone). The whole expression is the
-    detail (--verbose)."""
-    if isinstance(node, n.Call) and binding is not None and binding.kind == "formula":
-        return node.function
-    if isinstance(node, n.Field):
-        return node.name
-    return "" if isinstance(node, n.IfExpr) else None
-
-
-def _label(compiler, node):
-    """A term's source text, with each value that names something replaced by the name
-    (`2 * attr` → `2 * Wits`, `Difficulty[difficulty]` → `Difficulty[Hard]`)."""
-    text, base = node.span.text, node.span.start
-    if isinstance(node, n.IfExpr):  # (a term of its own among the others: in parentheses)
-        text, base = f"({text})", base - 1
-    holes = []
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, n.Name | n.Field):
-            type_ = compiler.type_of(item)
-            value = t.value_of(type_)
-            named = type_.kind == "ref" and names_a_field(item, compiler.bindings)
-            binding = compiler.bindings.get(id(item))
-            local_text = (
-                value.kind == "text"
-                and isinstance(item, n.Name)
-                and binding is not None
-                and binding.kind == "local"
-            )
-            if named or local_text:
-                start, end = item.span.start - base, item.span.end - base
-                holes.append((start, end, compiler.naming(item), item))
-                continue
-        if isinstance(item, tuple | list):
-            stack.extend(item)
-        elif attrs.has(type(item)):
-            stack.extend(
-                getattr(item, f.name)
-                for f in attrs.fields(type(item))
-                if f.name not in ("span", "name_span", "op_span")
-            )
-    if not holes:
-        return text
-    holes.sort(key=lambda h: h[0])
-    return TermLabel(text, tuple(holes))
 
 
 def _compares_nothing(total, target):
