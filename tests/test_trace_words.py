@@ -171,3 +171,51 @@ def test_a_named_roll_that_went_on_given_a_name_is_a_term_of_a_check():
     steps = run_data(outcome)["trace"]
     assert any("d 17 + bonus 8" in str(step) for step in steps)
     assert outcome.result["critical"] is True
+
+
+UNDER = """
+rulebook "Under" { language "en" }
+sheet {
+  attribute WS in 1..100 default 41
+  skills in 0..60 default 0
+  counter Advantage in 0..10 default 1
+}
+table Difficulty { Easy: 40, Average: 20, Hard: -20 }
+check test(skill: skill = none, difficulty: Difficulty = "Average") "Test" {
+  roll d100 <= WS + skill + Difficulty[difficulty] + 10 * Advantage - 5
+}
+action strike() "Strike" {
+  let t = test("Melee", "Hard")
+  result { hit: t.success }
+}
+"""
+
+
+def test_a_target_of_several_terms_shows_each():
+    """A roll-under check's modifiers are in its target: its line showed `vs 31` alone.
+    Each term is shown, in the rules' words, as the roll's are; by the closures and by
+    the generated traced code alike (`codegen.SWITCH.generated`)."""
+    from interpreter.compile.codegen import SWITCH
+
+    engine = Engine(dsl.load_text(UNDER, "under.rules"))
+    sheet = engine.sheet({"skills": {"Melee": 10}})
+    line = "d100 [34] = 34 vs WS 41 + Melee 10 + Difficulty[Hard] -20 + 10 * Advantage 10 - 5 = 36"
+    texts = set()
+    for generated in (True, False):
+        SWITCH.generated = generated
+        try:  # (past `SWITCH.after` traced runs, the generated traced code runs them)
+            for _ in range(SWITCH.after + 2):
+                for name, params in (
+                    ("test", {"skill": "Melee", "difficulty": "Hard"}),
+                    ("strike", {}),
+                ):
+                    outcome = engine.run(name, sheet, params, dice=ForcedDice([34]), trace=True)
+                    texts.add((name, render_text(outcome.trace)))
+                    assert line in texts_of(outcome), texts_of(outcome)
+        finally:
+            SWITCH.generated = True
+    assert len(texts) == 2  # (each the same every way)
+
+
+def texts_of(outcome) -> str:
+    return render_text(outcome.trace)

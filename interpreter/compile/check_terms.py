@@ -90,15 +90,27 @@ def term_number(value, label):
     return as_number(value, None, THE_TERM, label=written_label(label))
 
 
+#: in what a check's terms gave, where its roll's end and its target's begin (a target
+#: of several terms: `vs WS 41 + Melee 10 - 20 = 31`)
+TARGET = (0, "target", None, None, None)
+
+
 class Shown:
     """A check's terms as its step shows them: in the rules' words (its text) and as they
     compute (its detail, None when the same), both written once, when first read; and
-    the rest of the line, the same in both (`tail`: written by the check, once)."""
+    the rest of the line, the same in both (`tail`: written by the check, once). Its
+    target's terms, when it has several, in the rules' words (`target_text`)."""
 
-    __slots__ = ("_both", "given", "length", "tail")
+    __slots__ = ("_both", "given", "length", "tail", "target_given")
 
     def __init__(self, given: list | None, length: int) -> None:
-        self.given, self.length = given or [], length
+        given = given or []
+        self.target_given: list | None = None
+        for index, term in enumerate(given):
+            if term is TARGET:
+                given, self.target_given = given[:index], given[index + 1 :]
+                break
+        self.given, self.length = given, length
         self._both: tuple[Message, Message | None] | None = None
         self.tail: list | None = None
 
@@ -106,6 +118,11 @@ class Shown:
         if self._both is None:
             self._both = terms_texts(self.given, self.length)
         return self._both
+
+    def target_text(self) -> Message | None:
+        if self.target_given is None or len(self.target_given) < 2:  # (a skill not given)
+            return None
+        return terms_texts(self.target_given, self.length)[0]
 
 
 def terms_texts(given: list, length: int) -> tuple[Message, Message | None]:
@@ -214,7 +231,7 @@ def _line_parts(check, terms: Shown, fields, brief: bool) -> list:
     if shown.parts is None or not _as_is_everywhere("{label}: {terms} = {total}"):
         return [check.describe(terms, fields, brief)]
     if terms.tail is None:  # (as `describe` makes it: once for the text and the detail)
-        terms.tail = check._tail(terms.length, fields)
+        terms.tail = check._tail(terms, fields)
     return [check.label, ": ", *shown.parts, " = ", fields["total"], *terms.tail]
 
 

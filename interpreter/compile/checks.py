@@ -11,7 +11,7 @@ from interpreter.bounds import bounded_record
 from interpreter.compile import check_terms
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
-from interpreter.compile.check_terms import Shown, explained_sum
+from interpreter.compile.check_terms import TARGET, Shown, explained_sum
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.compile.codegen.traced import generated_traced_check
@@ -67,6 +67,11 @@ class CompiledCheck(CallFrame):
         self.record_reads = tuple(sorted({*self.fields_read, *target_reads}))
         self.terms = tuple(explained_term(compiler, sign, term) for sign, term in signed(node.roll))
         self.term_nodes = tuple(term for _, term in signed(node.roll))  # (codegen's)
+        # a target of several terms, each shown after the roll's (`vs WS 41 + Melee 10`)
+        target = signed(node.target) if node.target is not None else []
+        several = len(target) > 1
+        self.target_terms = tuple(explained_term(compiler, *term) for term in target if several)
+        self.target_nodes = tuple(term for _, term in target if several)
         self.label = node.label or node.name
         # `success` and `degree` are the trace's verdict, unless they are ordinary fields
         # (a `degree` without a degrees block)
@@ -136,7 +141,10 @@ class CompiledCheck(CallFrame):
                         return records
                     total = known(ctx, total)
                 target = None
-                if self.target is not None:
+                if trace is not None and self.target_terms:  # (each term shown)
+                    target, shown = explained_sum(ctx, self.target_terms)
+                    given = [*(given or ()), TARGET, *shown]
+                elif self.target is not None:
                     target = self.target(ctx)
                     if type(target) is not int:
                         target = known(ctx, target)
@@ -242,13 +250,26 @@ class CompiledCheck(CallFrame):
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
         if terms.tail is None:  # (the same in the step's text and its detail: made once)
-            terms.tail = self._tail(terms.length, fields)
+            terms.tail = self._tail(terms, fields)
         return Message.joined([head, *terms.tail], "")
 
-    def _tail(self, length: int, fields: dict) -> list:
-        """The check's line after its total: the target, the verdict, the fields."""
+    def _tail(self, terms: Shown, fields: dict) -> list:
+        """The check's line after its total: the target (its terms, when several), the
+        verdict, the fields."""
         parts: list = []
-        if self.target is not None:
+        length, target_terms = terms.length, terms.target_text()
+        if target_terms is not None and self.comparison == ">=":
+            parts.append(tr(" vs {terms} = {target}", terms=target_terms, target=fields["target"]))
+        elif target_terms is not None:
+            parts.append(
+                tr(
+                    " vs {terms} = {target} ({comparison})",
+                    terms=target_terms,
+                    target=fields["target"],
+                    comparison=self.comparison,
+                )
+            )
+        elif self.target is not None:
             if self.comparison == ">=":
                 parts.append(tr(" vs {target}", target=fields["target"]))
             else:

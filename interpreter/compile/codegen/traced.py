@@ -11,7 +11,7 @@ from typing import Any
 
 from dsl import nodes as n
 from dsl.rulebook import names_a_field
-from interpreter.compile.check_terms import TermLabel, label_text, term_number
+from interpreter.compile.check_terms import TARGET, TermLabel, label_text, term_number
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import (
     INLINE_LINES,
@@ -338,20 +338,26 @@ def _traced_check_body(steps: TracedSteps, check: Any, record: str) -> tuple[lis
     node = check.node
     for statement in check.let_statements:
         steps.statement(statement)
-    total, given = _explained(steps, check)
-    target = steps.value(node.target) if node.target is not None else None
+    total, given = _explained(steps, check.terms, check.term_nodes)
+    target: str | None = None
+    if check.target_terms:  # (a target of several terms: each shown, after the roll's)
+        target, shown = _explained(steps, check.target_terms, check.target_nodes)
+        steps.out.line(f"{given}.append({steps.k(TARGET)})")
+        steps.out.line(f"{given}.extend({shown})")
+    elif node.target is not None:
+        target = steps.value(node.target)
     return write_record(steps, check, total, target, record), given
 
 
-def _explained(steps: TracedSteps, check: Any) -> tuple[str, str]:
-    """`check_terms.explained_sum` of the check's terms, written out: each term's value
-    (a roll, a place's value, any other value: written inline), what it gave, the total;
-    the locals of the total and of what the terms gave."""
+def _explained(steps: TracedSteps, terms: tuple, nodes: tuple) -> tuple[str, str]:
+    """`check_terms.explained_sum` of a check's terms (its roll's, its target's), written
+    out: each term's value (a roll, a place's value, any other value: written inline),
+    what it gave, the sum; the locals of the sum and of what the terms gave."""
     out, k = steps.out, steps.k
     total, given = out.temp(), out.temp()
     out.line(f"{given} = []")
     out.line(f"{total} = {k(0)}")
-    for (sign, kind, function, label, short), node in zip(check.terms, check.term_nodes):
+    for (sign, kind, function, label, short), node in zip(terms, nodes):
         level = out.level
         if kind == "roll" and type(node) is n.Dice and plain_die(node) and SWITCH.traced_dice:
             rolled, value = steps.traced_die(node), out.temp()  # (one plain die: drawn here)
