@@ -57,6 +57,29 @@ def test_a_rulebooks_blank_sheet_lists_every_field_and_loads(tmp_path, capsys):
     assert "the file exists" in capsys.readouterr().err
 
 
+def test_a_resource_saved_into_a_blank_sheet_takes_its_commented_place(tmp_path, capsys):
+    """The first run saved writes a resource the blank sheet left out on its own
+    `# Wounds: ...` line (it went after the last field, the placeholder left below)."""
+    rules = tmp_path / "hurt.rules"
+    rules.write_text(
+        'rulebook "Hurt" { language "en" }\n'
+        "sheet {\n  counter Stress in 0..9 default 1\n  resource Wounds max 6\n"
+        "  resource Luck max 3\n}\n"
+        'action hurt() "Hurt" {\n  lose 2 from Wounds\n  gain 1 to Stress\n}\n',
+        encoding="utf-8",
+    )
+    sheet = tmp_path / "hero.yaml"
+    assert main(["new", str(rules), str(sheet)]) == 0
+    for _ in range(2):
+        assert main(["run", str(rules), "hurt", "--char", str(sheet), "--save"]) == 0
+    capsys.readouterr()
+    lines = sheet.read_text(encoding="utf-8").splitlines()
+    assert "Wounds: 2  # resource, at most 6; left out, it starts full" in lines
+    assert not any(line.startswith("# Wounds:") for line in lines)
+    assert "# Luck: ...  # resource, at most 3; left out, it starts full" in lines
+    assert yaml.safe_load("\n".join(lines))["Stress"] == 3
+
+
 @pytest.mark.parametrize("game", sorted(dsl.shipped_rulebooks()))
 def test_every_shipped_rulebooks_blank_sheet_is_yaml_of_its_fields(tmp_path, game):
     sheet = tmp_path / f"{game}.yaml"

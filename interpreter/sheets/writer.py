@@ -219,8 +219,27 @@ class _YamlSplicer:
             body = ":\n" + _block(value, column)
         else:
             body = ": " + (_flow(value) if isinstance(value, dict | list) else _scalar(value))
+        held = self.placeholder(key_text) if node is self.root and "\n" not in body else None
+        if held is not None:  # (`# Wounds: ...  # resource...`: a blank sheet's place for it)
+            start, end, comment = held
+            self.edits.append((start, end, key_text + body + comment))
+            return
         at = self.line_end(_last_end(after[1] if after is not None else node))
         self.edits.append((at, at, "\n" + " " * column + key_text + body.rstrip("\n")))
+
+    def placeholder(self, key_text: str) -> tuple[int, int, str] | None:
+        """Where a top-level key left out stands commented, `# Wounds: ...` alone on its
+        line or before a comment (as `rulebook new` writes a blank sheet's resources):
+        (its line's start and end, the comment after it)."""
+        text, written = self.text, f"# {key_text}: ..."
+        start = 0 if text.startswith(written) else text.find("\n" + written) + 1
+        if start == 0 and not text.startswith(written):
+            return None
+        end = self.line_end(start)
+        rest = text[start + len(written) : end]
+        if rest.strip() and not rest.lstrip().startswith("#"):
+            return None
+        return start, end, rest.rstrip()
 
     def delete(self, node: yaml.MappingNode, key_node, value_node) -> None:
         if node.flow_style:
