@@ -214,3 +214,25 @@ def test_a_misspelled_command_names_the_command_it_is_close_to(capsys, argv, sai
     with pytest.raises(SystemExit):
         main(["xyzzy"])  # (nothing close: no hint)
     assert "did you mean" not in capsys.readouterr().err
+
+
+CTHULHU = str(Path(__file__).parents[1] / "examples" / "games" / "cthulhu.rules")
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [  # (the command's own usage and name, the option meant when one is close)
+        (["odds", "3d6", "--at-least", "15"], "rulebook odds: error: unrecognized arguments"),
+        (["run", CTHULHU, "push", "--seeds", "4"], "did you mean '--seed'?"),
+        (["run", CTHULHU, "push", "--verbsoe"], "did you mean '--verbose'?"),
+        (["run", "brujeria", "asustarse", "--sed=4"], "¿querías decir '--seed' o '--set'?"),
+    ],
+)
+def test_an_option_the_command_has_not_is_said_by_the_command(capsys, argv, said):
+    """It was said by `rulebook`'s own parser: its usage (`[COMMAND ...]`), no hint."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and said in err
+    assert f"rulebook {argv[0]} [-h]" in err and "COMMAND" not in err
+    assert ("did you" in err) == ("did you" in said)

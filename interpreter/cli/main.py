@@ -80,7 +80,32 @@ class Parser(argparse.ArgumentParser):
 
     def parse_args(self, args=None, namespace=None):
         with words.speaking(self.language):
-            return super().parse_args(args, namespace)
+            parsed, stray = self.parse_known_args(args, namespace)
+            if not stray:
+                return parsed
+            # (said by the command's own parser, with its usage and the option meant)
+            command = self.command_parser(getattr(parsed, "command", None)) or self
+            command.stray = stray
+            unknown = tr("unrecognized arguments: %s")  # (argparse's own words: `words`)
+            message = translate(unknown, self.language) % " ".join(stray)
+            known = [o for a in command._actions for o in a.option_strings]
+            import difflib  # (only for a command line that has gone wrong)
+
+            for word in stray:  # (an option misspelt: the options close to it, if any)
+                option = word.partition("=")[0]
+                close = difflib.get_close_matches(option, known, 3, 0.75)
+                hint = did_you_mean(option, close) if close and word[:2] == "--" else None
+                if hint is not None:
+                    message += "\n" + translate(hint, self.language)
+            command.error(message)
+
+    def command_parser(self, name: str | None) -> Parser | None:
+        """The parser of the command `name`, if this parser has it."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+                found: Parser = action.choices[name]
+                return found
+        return None
 
     def parse_known_args(self, args=None, namespace=None):
         with words.speaking(self.language):
@@ -261,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with surface.spelled_for(surface.COMMAND_LINE):  # messages name --options
             return _main(argv)
+    except BrokenPipeError:  # (`rulebook ... | head`: a usage error's lines cut short too)
+        return 0
     finally:
         sys.stdout, sys.stderr = out, err
 
