@@ -280,10 +280,17 @@ class Binder:
                     defaults_ctx = engine.context(Roller(ForcedDice(()), engine.limits), sheet)
                 value = self.default(param, defaults_ctx, sheet)
             else:
+                choices = choices_said(param.type, engine.rulebook)
                 given = (  # (how a first run on the command line gives it)
                     tr("on the command line: --target {name}=FILE", name=name)
                     if getattr(param.type, "name", None) == "character"
                     else tr("on the command line: --set {name}=VALUE", name=name)
+                    if choices is None
+                    else tr(
+                        "on the command line: --set {name}=VALUE, one of {choices}",
+                        name=name,
+                        choices=choices,
+                    )
                 )
                 raise ParameterError(
                     tr(
@@ -302,6 +309,20 @@ class Binder:
             else:
                 shown[name] = value.label if isinstance(value, Character) else value
         return tuple(args), shown
+
+
+def choices_said(type_node, book: Rulebook) -> str | None:
+    """The values a parameter's type takes, as a hint lists them (the first few), or
+    None for a type of any value (a number, a text)."""
+    if isinstance(type_node, n.EnumType):
+        choices = list(type_node.choices)
+    else:  # (in the rulebook's order: its sheet's, its table's)
+        named = book.choices_of(type_node.name) if isinstance(type_node, n.NamedType) else None
+        if not named:
+            return None
+        choices = list(dict.fromkeys(named))
+    shown = ", ".join(map(str, choices[:8]))
+    return shown + (", ..." if len(choices) > 8 else "")
 
 
 def _asked_as_choice(node, name):

@@ -517,3 +517,26 @@ def test_a_float_parameter_says_how_to_give_its_number_exactly():
         engine.run("a", sheet, {"x": 41.5})
     assert caught.value.hint == 'give an int, a Fraction or a text, as in "41.5"'
     assert engine.run("a", sheet, {"x": "41.5"}).result["x"] == Fraction(83, 2)
+
+
+def test_a_missing_parameter_lists_what_it_takes():
+    """`rulebook run mothership.rules check` without `--set stat=...`: the hint said
+    `--set stat=VALUE` and nothing of what VALUE may be."""
+    engine = Engine(
+        dsl.load_text(
+            'rulebook "M" { language "en" }\n'
+            "sheet { attribute Strength, Speed, Intellect in 0..99 default 30 }\n"
+            'check c(stat: attribute, edge: normal | plus | minus, dc: int) "C" {\n'
+            "  roll d100 < stat + dc\n}\n",
+            "m.rules",
+        )
+    )
+    sheet = engine.sheet({})
+    hints = {}
+    for given in ({}, {"stat": "Speed"}, {"stat": "Speed", "edge": "plus"}):
+        with pytest.raises(ParameterError) as caught:
+            engine.run("c", sheet, given)
+        hints[len(given)] = str(caught.value.hint)
+    assert hints[0].endswith("--set stat=VALUE, one of Strength, Speed, Intellect")
+    assert hints[1].endswith("--set edge=VALUE, one of normal, plus, minus")
+    assert hints[2].endswith("--set dc=VALUE")  # (a number: any)
