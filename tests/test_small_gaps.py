@@ -266,7 +266,7 @@ def test_an_item_added_to_a_list_of_dice_the_odds_kept_whole():
     ("text", "said"),
     [
         ("s[5]", "no item at 5"),
-        ("s[0]", "no item at 0"),
+        ("s[size(s) - 4]", "no item at 0"),  # (a 0 written is refused when checked)
         ('number("abc")', "'abc' is not a number"),
     ],
 )
@@ -285,6 +285,7 @@ def test_a_bad_item_or_number_is_an_error_at_its_place(text, said):
         ("number(3)", "reads a text as a number"),
         ('s["a"]', "a position in a list"),
         ("without(s)", "without takes 2 argument(s)"),
+        ("s[0]", "a list has no item at 0"),
     ],
 )
 def test_lists_and_texts_are_typed_by_the_checker(text, said):
@@ -375,9 +376,12 @@ def test_a_skill_not_given_keeps_its_name_in_the_checks_working():
     engine = Engine(dsl.load_text(text))
     sheet = engine.sheet({"skills": {"Stealth": 2}})
     out = engine.run("act", sheet, {}, dice=ForcedDice([15]))
-    assert "if skill = none then 0 else skill * 2 0 = 15 vs 12" in render_text(out.trace)
+    verbose = render_text(out.trace, verbose=True)  # (the line itself: the value alone)
+    assert "(if skill = none then 0 else skill * 2) 0 = 15 vs 12" in verbose
     given = engine.run("sneak", sheet, {}, dice=ForcedDice([15]))  # the skill it names
-    assert "if Stealth = none then 0 else Stealth * 2 4 = 19 vs 12" in render_text(given.trace)
+    verbose = render_text(given.trace, verbose=True)
+    assert "(if Stealth = none then 0 else Stealth * 2) 4 = 19 vs 12" in verbose
+    assert "d20 [15] + 4 = 19 vs 12" in render_text(given.trace)
 
 
 IN_ORDER = """rulebook "In order" { }
