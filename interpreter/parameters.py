@@ -15,10 +15,10 @@ from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
 from interpreter.limits import DEFAULT_LIMITS
+from interpreter.parameter_hints import asked_as_choice, how_given
 from interpreter.runtime import Roller
 from interpreter.sheets.character import Sheet
 from interpreter.state import Character
-from interpreter.surface import option
 from interpreter.values import Record, is_number, quoted
 
 #: the types of parameter values a Binder's last binding is remembered for: values that
@@ -254,7 +254,7 @@ class Binder:
         for name in params:
             if name not in self.known:
                 hint = (
-                    _asked_as_choice(node, name)
+                    asked_as_choice(node, name)
                     or did_you_mean(str(name), self.names)
                     or (
                         tr("parameters: {names}", names=", ".join(self.names))
@@ -280,18 +280,7 @@ class Binder:
                     defaults_ctx = engine.context(Roller(ForcedDice(()), engine.limits), sheet)
                 value = self.default(param, defaults_ctx, sheet)
             else:
-                choices = choices_said(param.type, engine.rulebook)
-                given = (  # (how a first run on the command line gives it)
-                    tr("on the command line: --target {name}=FILE", name=name)
-                    if getattr(param.type, "name", None) == "character"
-                    else tr("on the command line: --set {name}=VALUE", name=name)
-                    if choices is None
-                    else tr(
-                        "on the command line: --set {name}=VALUE, one of {choices}",
-                        name=name,
-                        choices=choices,
-                    )
-                )
+                given = how_given(param, engine.rulebook)
                 raise ParameterError(
                     tr(
                         "{name} needs the parameter {name2} ({text})",
@@ -309,35 +298,6 @@ class Binder:
             else:
                 shown[name] = value.label if isinstance(value, Character) else value
         return tuple(args), shown
-
-
-def choices_said(type_node, book: Rulebook) -> str | None:
-    """The values a parameter's type takes, as a hint lists them (the first few), or
-    None for a type of any value (a number, a text)."""
-    if isinstance(type_node, n.EnumType):
-        choices = list(type_node.choices)
-    else:  # (in the rulebook's order: its sheet's, its table's)
-        named = book.choices_of(type_node.name) if isinstance(type_node, n.NamedType) else None
-        if not named:
-            return None
-        choices = list(dict.fromkeys(named))
-    shown = ", ".join(map(str, choices[:8]))
-    return shown + (", ..." if len(choices) > 8 else "")
-
-
-def _asked_as_choice(node, name):
-    """The hint when a value given as a parameter names one of the action's own choices
-    (`choose void ...`): those are answered as the action runs, not passed in."""
-    if not isinstance(node, n.Action) or not any(
-        isinstance(item, n.Choose) and item.name == name for item in n.walk(node.body)
-    ):
-        return None
-    return tr(
-        "{name} is a choice {action} makes as it runs: answer it as a choice ({choose})",
-        name=name,
-        action=node.name,
-        choose=option("choose", name),
-    )
 
 
 def character(name: str, value, book: Rulebook) -> Character:
