@@ -276,8 +276,8 @@ def _at_position(text: str, position: int) -> tuple | None:
             tr("here, write {ours}", ours=f"set {name} to {name} {op} {value}"),
         )
     if (text.startswith("(", position) and text.endswith("..", 0, position)) or (
-        text.startswith("..", position) and text.endswith(")", 0, position)
-    ):  # `1..(n + 1)`: an end is written against the dots, a number or a name
+        text.startswith("..", position) and text.endswith((")", "]"), 0, position)
+    ):  # `1..(n + 1)`, `T[x]..`: an end is written against the dots, a number or a name
         return (
             tr("a range's end is a number or a name, not an expression"),
             position,

@@ -236,6 +236,12 @@ def test_then_before_an_if_statements_block_says_the_block_follows_the_condition
             "1..top",
         ),
         (
+            "let t = count(3d6, [4, 5][1]..)",  # (Burning Wheel's shade: a lookup's value)
+            31,
+            "a range's end is a number or a name, not an expression",
+            "1..top",
+        ),
+        (
             "if A > 2",
             3,
             "an `if` statement's block opens on the line of its condition",
