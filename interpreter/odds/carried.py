@@ -41,6 +41,7 @@ from interpreter.odds.packing import (
     pack,
     packed,
     rest_cuts,
+    rest_kept,
     rest_of,
     unchanged_rest,
     unpack,
@@ -165,8 +166,7 @@ class Group:
 def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | None:
     """The worlds as groups (None where a counter is not a whole number in one); `sums`:
     the sums the action reads its counters in (interpreter.odds.linear.sums_read)."""
-    names = rest_of(worlds, counters, live)
-    cuts = rest_cuts(names, live)
+    names, cuts = rest_kept(worlds, counters, live)
     project = projection(sums, counters)
     if len(worlds) == 1:  # (the commonest: one world before the loop, a group alone)
         world, values = worlds[0], counts(worlds[0].env, counters, project)
@@ -397,8 +397,7 @@ def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> 
     """Groups that agree on what is still read (`live`) made one: their joints added up
     (worlds merged by their full state, the counters mixed), the rest of each cut to
     what is read."""
-    names = rest_of(groups, counters, live)
-    cuts = rest_cuts(names, live)
+    names, cuts = rest_kept(groups, counters, live)
     if len(groups) == 1:  # (none to make one with: its rest cut to what is read)
         one = groups[0]
         env = kept_of(one.env, names, cuts)
