@@ -115,6 +115,27 @@ def test_a_row_is_run_by_a_lookup_of_its_value(monkeypatch, switch):
     assert odds.probabilities[0] * 12**3 == expected[0] ** 3
 
 
+def test_a_row_by_lookup_the_same_answer_and_work(monkeypatch):
+    """Numbered dice counted by a loop (benchmarks/wording.py's shape: a d8 and a d12,
+    a row each): the same odds, exactness and work with the switch off."""
+    rows = []
+    for sides in (8, 12):
+        ifs = "  ".join(
+            f"if d = {k} {{ set s to s + {k % 4}  set t to t + 1 }}" for k in range(2, sides)
+        )
+        rows.append(f"let p{sides} = 2d{sides}\n  for each d in p{sides}.dice {{ {ifs} }}")
+    text = act("let s = 0\n  let t = 0\n  " + "\n  ".join(rows), "s: s - t >= 3")
+    engine = Engine(dsl.load_text(text))
+
+    def answer():
+        odds = engine.odds("act", engine.sheet({}), {}, "s")
+        return odds.probabilities, odds.exact, odds.work
+
+    on = answer()
+    monkeypatch.setattr(switched.SWITCH, "on", False)
+    assert answer() == on
+
+
 #: a row's `if`s: each (its branches' numbers, each written `x = k` or `k = x`; an else)
 IFS = st.lists(
     st.tuples(
