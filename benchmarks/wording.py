@@ -135,8 +135,9 @@ once per the names it holds (odds.packing.rest_kept): the dice table's ratio to 
     before      2.04-2.15   2.05-2.13   1.72-1.85   1.56-1.66
     after       1.47-1.54   1.56-1.69   1.46-1.51   1.27-1.38
 
-(the loop 0.75-0.80 ms -> 0.56-0.59 ms at 4 dice; cachegrind, 5.47 -> 4.26 million
-instructions a question at 4 dice, 7.29 -> 5.86 at 8, packed 2.97 and 4.24).
+(the loop 0.75-0.80 ms -> 0.56-0.59 ms at 4 dice; cachegrind, 5.44-5.49 -> 4.08-4.21
+million instructions a question at 4 dice, 7.29-7.30 -> 5.71 at 8, packed 2.97 and
+4.19-4.24).
 """
 
 from __future__ import annotations

@@ -441,26 +441,18 @@ def worlds_of(explorer: Explorer, worlds) -> list:
 
 
 def carried_loop(explorer: Explorer, held: Held, header, lives, rest, keep: bool):
-    """A loop over groups (`held`): its header (`header`: (run giving what the passes go
-    over, or the name holding it, entries of its passes)) once per group, then the
-    passes carried; where a pass cannot be, `rest(what, worlds, passes done)` goes on
-    pass by pass. Returns (worlds after, or Held where `keep` and every pass was
-    carried, failures)."""
-    run, entries_of = header
+    """A loop over groups (`held`): its header (`header`: (the ends of a world's run
+    giving what the passes go over, as Explorer.explore gives them, entries of its
+    passes)) once per group, then the passes carried; where a pass cannot be,
+    `rest(what, worlds, passes done)` goes on pass by pass. Returns (worlds after, or
+    Held where `keep` and every pass was carried, failures)."""
+    ends_of, entries_of = header
     counters = held.counters
     failures: list = []
     by_header: dict = {}
-    limit = explorer.ctx.limits.steps_per_run
     for group in held.groups:
         weight = group.weight
-        start = World(group.env, group.state, ONE, group.steps)
-        if type(run) is str and group.steps[1] <= limit:  # (a name's value: as explore
-            explorer.work()  # would read it, in a run of no steps that cannot branch)
-            explorer.peak = max(explorer.peak, group.steps[1])
-            ends = [(start, group.env[run])]
-        else:
-            ends = explorer.explore(start, _reading(run) if type(run) is str else run)
-        for after, value in ends:
+        for after, value in ends_of(World(group.env, group.state, ONE, group.steps)):
             n_, d = after.weight
             if isinstance(value, Failure):
                 failures.append((World(after.env, after.state, times(weight, n_, d)), value))
@@ -484,11 +476,6 @@ def carried_loop(explorer: Explorer, held: Held, header, lives, rest, keep: bool
     if keep and not done_worlds:
         return Held(done_groups, counters), failures
     return ungrouped(explorer, done_groups, counters) + done_worlds, failures
-
-
-def _reading(name: str):
-    """A run that gives the value of `name`."""
-    return lambda ctx: ctx.env[name]
 
 
 def carried_passes(explorer: Explorer, groups: list, counters: tuple, lives, entries):

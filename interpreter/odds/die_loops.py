@@ -323,7 +323,16 @@ def die_by_die(explorer, statements: tuple, index: int, worlds, live: list, live
             worlds = [World({**w.env, name: left}, w.state, w.weight, w.steps) for w in worlds]
             return _chain(explorer, shape, name, worlds, loop)
 
-        header = (name, entries)  # (the pool held by its name: no run explored)
+        def pool_of(world: World) -> list:
+            """The pool held by its name, as explore gives a run of no steps reading it
+            (within the limit: explored past it), no run made."""
+            if world.steps[1] > explorer.ctx.limits.steps_per_run:
+                return explorer.explore(world, lambda ctx: ctx.env[name])
+            explorer.work()
+            explorer.peak = max(explorer.peak, world.steps[1])
+            return [(world, world.env[name])]
+
+        header = (pool_of, entries)
         lives = (shape.body, loop, entering)
         keep = not done and CARRIED_ON and kept_on
         worlds, failed = carried_loop(explorer, held, header, lives, rest, keep)
