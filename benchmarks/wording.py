@@ -124,6 +124,20 @@ yet clearly under 2 at 4 and 8 dice: what is left is spread thin (cProfile, 8 di
 the pools' `let`s and loops but their runs per face (a world explored for each `let`,
 another for a loop's header, the groups cut and merged after each statement) about
 45% of a question, the runs per face about 30%, the rules' own tests some 40% of those.
+
+Measured again 2026-12-08 (branch loop5 against 469766b7, the two trees alternating,
+five runs each, load 1.8-3.5), after a row of `if d = k` run by a lookup of d
+(odds.switched), a pass's ends per face kept by the values they leave, a pool loop's
+static parts found once and its pool read without a run, and one group's rest found
+once per the names it holds (odds.packing.rest_kept): the dice table's ratio to packed,
+
+    dice N      4           8           12          16
+    before      2.03-2.15   2.01-2.13   1.71-1.85   1.56-1.70
+    after       1.47-1.54   1.56-1.70   1.44-1.51   1.27-1.39
+
+(the loop 0.75-0.80 ms -> 0.56-0.59 ms at 4 dice; cachegrind, 5.44-5.49 -> 4.08-4.21
+million instructions a question at 4 dice, 7.29-7.30 -> 5.71 at 8, packed 2.97 and
+4.19-4.24).
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from interpreter.odds.packing import (
     pack,
     packed,
     rest_cuts,
+    rest_kept,
     rest_of,
     unchanged_rest,
     unpack,
@@ -165,8 +166,7 @@ class Group:
 def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | None:
     """The worlds as groups (None where a counter is not a whole number in one); `sums`:
     the sums the action reads its counters in (interpreter.odds.linear.sums_read)."""
-    names = rest_of(worlds, counters, live)
-    cuts = rest_cuts(names, live)
+    names, cuts = rest_kept(worlds, counters, live)
     project = projection(sums, counters)
     if len(worlds) == 1:  # (the commonest: one world before the loop, a group alone)
         world, values = worlds[0], counts(worlds[0].env, counters, project)
@@ -397,8 +397,7 @@ def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> 
     """Groups that agree on what is still read (`live`) made one: their joints added up
     (worlds merged by their full state, the counters mixed), the rest of each cut to
     what is read."""
-    names = rest_of(groups, counters, live)
-    cuts = rest_cuts(names, live)
+    names, cuts = rest_kept(groups, counters, live)
     if len(groups) == 1:  # (none to make one with: its rest cut to what is read)
         one = groups[0]
         env = kept_of(one.env, names, cuts)
@@ -442,17 +441,18 @@ def worlds_of(explorer: Explorer, worlds) -> list:
 
 
 def carried_loop(explorer: Explorer, held: Held, header, lives, rest, keep: bool):
-    """A loop over groups (`held`): its header (`header`: (run giving what the passes go
-    over, entries of its passes)) once per group, then the passes carried; where a pass
-    cannot be, `rest(what, worlds, passes done)` goes on pass by pass. Returns (worlds
-    after, or Held where `keep` and every pass was carried, failures)."""
-    run, entries_of = header
+    """A loop over groups (`held`): its header (`header`: (the ends of a world's run
+    giving what the passes go over, as Explorer.explore gives them, entries of its
+    passes)) once per group, then the passes carried; where a pass cannot be,
+    `rest(what, worlds, passes done)` goes on pass by pass. Returns (worlds after, or
+    Held where `keep` and every pass was carried, failures)."""
+    ends_of, entries_of = header
     counters = held.counters
     failures: list = []
     by_header: dict = {}
     for group in held.groups:
         weight = group.weight
-        for after, value in explorer.explore(World(group.env, group.state, ONE, group.steps), run):
+        for after, value in ends_of(World(group.env, group.state, ONE, group.steps)):
             n_, d = after.weight
             if isinstance(value, Failure):
                 failures.append((World(after.env, after.state, times(weight, n_, d)), value))

@@ -288,18 +288,14 @@ def die_by_die(explorer, statements: tuple, index: int, worlds, live: list, live
     module's docstring): (worlds after, failures, index + 1), or None."""
     if not DIE_BY_DIE:
         return None
+    plan = remembered_plan(explorer, "pool loop", _loop_plan, statements, index, live)
+    if plan is None:
+        return None
+    name, counters, loop, entering, kept_on = plan
     statement = statements[index]
-    node = statement.node
-    if type(statement.shape) is not Loop or not isinstance(node, n.ForEach):
-        return None
-    subject = node.items.subject if type(node.items) is n.Field else None
-    if type(subject) is not n.Name:
-        return None
-    name = subject.name
     shape, after = statement.shape, live[index]
     if NO_DICE and _no_dice(worlds, name):  # (no pass: the worlds as they are, pool dropped)
         return explorer.merge(worlds, after), [], index + 1
-    counters = explorer.loop_counters(node, shape, after)
     failures: list = []
     done: list = []
     ours: list | Held = worlds
@@ -312,14 +308,12 @@ def die_by_die(explorer, statements: tuple, index: int, worlds, live: list, live
         if others:  # (a pool rolled as any: the loop as any)
             done, failures = explorer.step(statements, index, others, live, live_out)
             done = worlds_of(explorer, done)
-    loop = explorer.loop_live(node, shape, after)
     # (a pool of lists of dice: passes the dice decide, one world at a time)
     carried = isinstance(ours, Held) or all(_carried(w.env[name]) for w in ours)
     held = explorer.held(ours, counters, loop) if counters and carried else None
     if held is None:
         worlds, failed = _chain(explorer, shape, name, worlds_of(explorer, ours), loop)
     else:  # (counters the body only adds to: a pass found once per state, odds.carried)
-        entering = explorer.block_before(shape.body, loop).without(shape.var)
 
         def entries(pool: Unrolled) -> list:
             return [({shape.var: Drawn(pool.die)}, 1)] * pool.count
@@ -329,9 +323,18 @@ def die_by_die(explorer, statements: tuple, index: int, worlds, live: list, live
             worlds = [World({**w.env, name: left}, w.state, w.weight, w.steps) for w in worlds]
             return _chain(explorer, shape, name, worlds, loop)
 
-        header = (lambda ctx: ctx.env[name], entries)
+        def pool_of(world: World) -> list:
+            """The pool held by its name, as explore gives a run of no steps reading it
+            (within the limit: explored past it), no run made."""
+            if world.steps[1] > explorer.ctx.limits.steps_per_run:
+                return explorer.explore(world, lambda ctx: ctx.env[name])
+            explorer.work()
+            explorer.peak = max(explorer.peak, world.steps[1])
+            return [(world, world.env[name])]
+
+        header = (pool_of, entries)
         lives = (shape.body, loop, entering)
-        keep = not done and _kept_on(explorer, statements, index, live, counters)
+        keep = not done and CARRIED_ON and kept_on
         worlds, failed = carried_loop(explorer, held, header, lives, rest, keep)
         if type(worlds) is Held:  # (into the next pool's loop: odds.carried's groups)
             return explorer.merge(worlds, after), failures + failed, index + 1
@@ -365,14 +368,29 @@ def _carried(pool) -> bool:
     return type(pool) is Unrolled and type(pool.die) not in (Chains, KeptDie)
 
 
-def _kept_on(explorer, statements: tuple, index: int, live: list, counters: tuple) -> bool:
-    """Whether the next statement binds a pool that a loop carrying the same counters
-    alone reads (the groups then held through both: a kind of die after another)."""
+def _loop_plan(explorer, statements: tuple, index: int, live: list):
+    """What die_by_die needs of statements[index], a `for each` over `name.dice` (or
+    `.kept`), found once per block and liveness: (the pool's name, the counters the loop
+    carries, what is read before a pass, and entering one, whether the next statement
+    binds a pool that a loop carrying the same counters alone reads: the groups then
+    held through both, a kind of die after another), or None."""
+    statement = statements[index]
+    node, shape = statement.node, statement.shape
+    if type(shape) is not Loop or not isinstance(node, n.ForEach):
+        return None
+    subject = node.items.subject if type(node.items) is n.Field else None
+    if type(subject) is not n.Name:
+        return None
+    after = live[index]
+    counters = explorer.loop_counters(node, shape, after)
+    loop = explorer.loop_live(node, shape, after)
+    entering = explorer.block_before(shape.body, loop).without(shape.var)
     following = index + 1
-    if not CARRIED_ON or following >= len(statements):
-        return False
-    k = pool_loop(explorer, statements, following, live)
-    return k is not None and explorer.carries(statements[k], live[k]) == counters
+    kept_on = False
+    if following < len(statements):
+        k = pool_loop(explorer, statements, following, live)
+        kept_on = k is not None and explorer.carries(statements[k], live[k]) == counters
+    return subject.name, counters, loop, entering, kept_on
 
 
 def _chain(explorer, shape: Loop, name: str, worlds: list, loop) -> tuple:

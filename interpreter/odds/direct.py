@@ -24,6 +24,7 @@ from interpreter.compiled import Branches, block_key
 from interpreter.odds.deferred import Deferred
 from interpreter.odds.die_loops import Unrolled
 from interpreter.odds.drawn import Drawn
+from interpreter.odds.switched import gives, row_run, tested_name
 from interpreter.odds.worlds import block_steps
 from interpreter.runtime import as_bool, count_past_bound
 
@@ -127,13 +128,17 @@ def _still(explorer, statements: tuple) -> bool:
 def _run_of(explorer, statements: tuple, live_out):
     """run(ctx): the block's statements as a run runs them (the block's own steps
     counted before), but those the explorer leaves idle (Explorer.idle: what they read
-    may be gone), in the blocks of its `if`s too."""
-    runs = []
+    may be gone), in the blocks of its `if`s too; a row of `if`s testing one name
+    against whole numbers run by a lookup of its value (odds.switched)."""
+    runs: list = []
+    row: list = []  # the `if`s of the row being read: (name, their parts, their runs)
+    compiler = explorer.sheet.compiler
     for statement, after in zip(statements, explorer.live_after(statements, live_out)):
         if explorer.idle(statement, after):
             continue
         shape = statement.shape
         if type(shape) is Branches and isinstance(statement.node, n.If):
+            node = statement.node
             tested = tuple(
                 (
                     branch.condition,
@@ -142,12 +147,31 @@ def _run_of(explorer, statements: tuple, live_out):
                     block_steps(branch.body),
                     _run_of(explorer, branch.body, after),
                 )
-                for branch, (test, _) in zip(shape.branches, statement.node.branches)
+                for branch, (test, _) in zip(shape.branches, node.branches)
             )
             otherwise = (block_steps(shape.otherwise), _run_of(explorer, shape.otherwise, after))
-            runs.append(_if_run(tested, otherwise, statement.node.span))
+            own = _if_run(tested, otherwise, node.span)
+            found = tested_name(compiler, node)
+            if found is not None and not gives(node, found[0]):
+                name, numbers = found
+                if row and row[0] != name:
+                    _row_ended(runs, row)
+                parts = (
+                    tuple((k, *test[2:]) for k, test in zip(numbers, tested)),
+                    (otherwise[0], None if otherwise[1] is _nothing else otherwise[1]),
+                    node.span,
+                )
+                if not row:
+                    row[:] = [name, [], []]
+                row[1].append(parts)
+                row[2].append(own)
+                continue
+            _row_ended(runs, row)
+            runs.append(own)
         else:
+            _row_ended(runs, row)
             runs.append(statement.run)
+    _row_ended(runs, row)
     if len(runs) == 1:
         return runs[0]
     if not runs:
@@ -158,6 +182,19 @@ def _run_of(explorer, statements: tuple, live_out):
             one(ctx)
 
     return run
+
+
+def _row_ended(runs: list, row: list) -> None:
+    """The row of `if`s read so far (if any) onto `runs`: one run (a lookup) where it
+    has tests for it to spare, else its `if`s' own."""
+    if not row:
+        return
+    name, ifs, own = row
+    if len(ifs) > 1 or len(ifs[0][0]) > 1:
+        runs.append(row_run(name, ifs, own))
+    else:
+        runs.extend(own)
+    row.clear()
 
 
 def _if_run(tested: tuple, otherwise: tuple, span):

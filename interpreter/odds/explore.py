@@ -40,6 +40,7 @@ from interpreter.odds.weights import (
 from interpreter.odds.worlds import (
     EACH,
     EXPLORED,
+    STEPS_PER_WORK,
     STOPS,
     WORLDS_PER_WORK,
     Bound,
@@ -63,9 +64,6 @@ from interpreter.state import MISSING
 from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
-
-#: steps of evaluation (runtime.Context.steps: nodes, not statements) in one unit of work
-STEPS_PER_WORK = 64
 
 
 class Explorer(Passes):

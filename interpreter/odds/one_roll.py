@@ -33,7 +33,7 @@ from interpreter.odds.packing import pack, packed
 from interpreter.odds.roller import Branch, Letting
 from interpreter.odds.weights import Mass, times
 from interpreter.odds.weights import plus as plus_weight
-from interpreter.odds.worlds import STOPS, World, block_steps, entered
+from interpreter.odds.worlds import STEPS_PER_WORK, STOPS, World, block_steps, entered
 from interpreter.state import MISSING
 
 
@@ -163,16 +163,15 @@ def face_outcomes(explorer, body: tuple, start: World, live_out, sums: tuple):
 
 def _by_face(explorer, run, faces: list, start: tuple, sums: tuple):
     """face_outcomes' runs, a face each (`start`: the rest, the name drawn, the sheet,
-    the steps a run begins from)."""
+    the steps a run begins from): the ends that leave the counters alike kept as one
+    as they come (their weights added, their steps spread), then those that add the
+    same amounts."""
     env, name, state, begin = start
     counters, project, rest, first = sums  # (the key of every end: the rest as it was)
     ctx, roller = explorer.ctx, explorer.roller
     ctx.depth = ctx.calls = explorer.depth
     read = itemgetter(*counters) if len(counters) > 1 else None
-    zero = pack((0,) * len(counters))
-    amounts: dict = {}  # the counters' values after → the amounts (ends share a few)
-    alike: dict = {}  # the amounts → [the amounts and size, weight, fewest, most steps]
-    whole = True
+    ends: dict = {}  # the counters' values after → [weight, fewest, most steps]
     ctx.recount(begin)
     bound = ctx.step_bound  # (each run's new count, as recount makes it: from `begin`)
     for face, weight in faces:
@@ -186,45 +185,53 @@ def _by_face(explorer, run, faces: list, start: tuple, sums: tuple):
             run(ctx)
         except (Branch, *STOPS):
             return EXPLORE
-        explorer.counted(begin)
-        if not whole:  # (every face run still, as still_ends runs them)
-            continue
+        steps = ctx.steps  # (explorer.counted, written out: at every face)
+        roller.work += (steps - begin) // STEPS_PER_WORK
+        if steps > explorer.peak:
+            explorer.peak = steps
         try:
             values = read(after) if read is not None else (after[counters[0]],)
         except KeyError:
             values = tuple([after.get(counter, MISSING) for counter in counters])
         try:
-            counted_to = amounts[values]
-        except KeyError:
-            counted_to = amounts[values] = packed(values, project)
-            if counted_to is not None:
-                counted_to = amounts[values] = (counted_to[0] - zero, counted_to[1])
+            same = ends.get(values)
         except TypeError:  # (a value that is no key: no whole number either)
-            counted_to = None
-        if counted_to is None:
-            whole = False
+            same, values = None, None
+        if same is None:
+            ends[values] = [weight, steps, steps]
             continue
-        added, steps = counted_to[0], ctx.steps
+        both = same[0]
+        same[0] = (
+            (both[0] + weight[0], both[1]) if both[1] == weight[1] else plus_weight(both, weight)
+        )
+        if steps < same[1]:
+            same[1] = steps
+        elif steps > same[2]:
+            same[2] = steps
+    return _alike_ends(ends, project, (rest, first, state), len(counters))
+
+
+def _alike_ends(ends: dict, project, kept: tuple, count: int):
+    """The ends of face_outcomes' runs ({the counters' values after: [weight, fewest,
+    most steps]}) that add the same amounts made one: [(key of the rest, rest, sheet,
+    amounts added, weight, steps)], or False where a counter is not a whole number."""
+    rest, first, state = kept
+    zero = pack((0,) * count)
+    alike: dict = {}  # the amounts → [the amounts and size, weight, fewest, most steps]
+    for values, (weight, fewest, most) in ends.items():
+        counted_to = packed(values, project) if values is not None else None
+        if counted_to is None:
+            return False
+        added = counted_to[0] - zero
         same = alike.get(added)
-        if same is None:  # [amounts and their largest size, weight, fewest and most steps]
-            alike[added] = [counted_to, weight, steps, steps]
+        if same is None:
+            alike[added] = [(added, counted_to[1]), weight, fewest, most]
             continue
         same[0] = (added, max(same[0][1], counted_to[1]))
         same[1] = plus_weight(same[1], weight)
-        same[2], same[3] = min(same[2], steps), max(same[3], steps)
-    if not whole:
-        return False
-    return [
-        (
-            first,
-            {k: v for k, v in zip(rest, first[0]) if v is not MISSING},
-            state,
-            amount,
-            w,
-            (a, b),
-        )
-        for amount, w, a, b in alike.values()
-    ]
+        same[2], same[3] = min(same[2], fewest), max(same[3], most)
+    kept_rest = {k: v for k, v in zip(rest, first[0]) if v is not MISSING}
+    return [(first, kept_rest, state, amount, w, (a, b)) for amount, w, a, b in alike.values()]
 
 
 def _reads(explorer, body: tuple) -> tuple:

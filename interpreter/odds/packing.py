@@ -67,6 +67,29 @@ def rest_of(worlds: list, counters: tuple, live: Live) -> tuple:
     return tuple(sorted(present))
 
 
+#: rest_kept's answers, by the names of the one world asked of, the counters and what is
+#: read (asked at every statement a loop's groups go through), at most KEPT_RESTS
+_KEPT: dict = {}
+KEPT_RESTS = 4096
+
+
+def rest_kept(worlds: list, counters: tuple, live: Live) -> tuple:
+    """(rest_of the worlds, rest_cuts of it): of one world (or group), found once per
+    the names it holds, the counters and what is read."""
+    if len(worlds) != 1:
+        names = rest_of(worlds, counters, live)
+        return names, rest_cuts(names, live)
+    key = (tuple(worlds[0].env), counters, live)
+    found = _KEPT.get(key)
+    if found is None:
+        names = rest_of(worlds, counters, live)
+        found = (names, rest_cuts(names, live))
+        if len(_KEPT) >= KEPT_RESTS:  # (memory bounded)
+            _KEPT.clear()
+        _KEPT[key] = found
+    return found
+
+
 def given_in(explorer, body: tuple) -> frozenset:
     """The names a block's statements give a value to (found once per block)."""
     key = ("given", block_key(body))
@@ -82,16 +105,29 @@ def unchanged_rest(env: dict, given: frozenset, counters: tuple, live: Live) -> 
     gives no value to a name still read but its counters (`given`: the names its
     statements give one to) and the explorer draws none of them (a die's face, a world
     each): the names of `env` still read, each holding its value in every world; else
-    None."""
+    None. (The names found once per the names `env` holds, `given`, the counters and
+    what is read.)"""
+    key = ("unchanged", tuple(env), given, counters, live)
+    names = _KEPT.get(key, MISSING)
+    if names is MISSING:
+        names = _unchanged(env, given, counters, live)
+        if len(_KEPT) >= KEPT_RESTS:  # (memory bounded)
+            _KEPT.clear()
+        _KEPT[key] = names
+    if names is None:
+        return None
+    for name in names:
+        if type(env[name]) is Drawn:
+            return None
+    return names
+
+
+def _unchanged(env: dict, given: frozenset, counters: tuple, live: Live) -> tuple | None:
     needs = live.needs
     for name in given:
         if name in needs and name not in counters:
             return None
-    names = [name for name in env if name in needs and name not in counters]
-    for name in names:
-        if type(env[name]) is Drawn:
-            return None
-    return tuple(sorted(names))
+    return tuple(sorted(name for name in env if name in needs and name not in counters))
 
 
 def rest_cuts(names: tuple, live: Live) -> tuple:

@@ -119,7 +119,10 @@ class Passes(Calls):
         counters = self.loop_counters(node, compiled, live_out)
         held = self.held(worlds, counters, loop)
         if held is not None:
-            header: tuple = (compiled.times, lambda passes: [({}, per_pass)] * passes)
+            header: tuple = (
+                lambda world: self.explore(world, compiled.times),
+                lambda passes: [({}, per_pass)] * passes,
+            )
             return carried_loop(self, held, header, lives, rest, keep)
         worlds = worlds_of(self, worlds)  # (held for other counters: worlds again)
         failures: list = []
@@ -179,7 +182,10 @@ class Passes(Calls):
         counters = self.loop_counters(node, compiled, live_out)
         held = self.held(worlds, counters, loop)
         if held is not None:
-            header = (compiled.items, lambda items: [({name: item}, 1) for item in items])
+            header = (
+                lambda world: self.explore(world, compiled.items),
+                lambda items: [({name: item}, 1) for item in items],
+            )
             return carried_loop(self, held, header, lives, rest, keep)
         worlds = worlds_of(self, worlds)  # (held for other counters: worlds again)
         failures: list = []

@@ -129,6 +129,9 @@ def plus(steps: Steps, fewest: int, most: int | None = None) -> Steps:
     return (steps[0] + fewest, steps[1] + (fewest if most is None else most))
 
 
+#: steps of evaluation (runtime.Context.steps: nodes, not statements) in one unit of work
+STEPS_PER_WORK = 64
+
 #: what stops a run partway: every error a real run may meet there (a failed `require`,
 #: a short resource, a limit, a division by zero on some rolls), an outcome of its own
 #: with its probability, in every field's answer as in the whole result's (an error met
