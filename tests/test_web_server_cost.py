@@ -7,15 +7,20 @@ is switched off) and to answer as the longer way does:
   that the server's pass over the answer's bytes (interpreter.web.paths) finds none;
   it writes what that pass would have written;
 - the rulebook a run names is listed once per job, its folder looked at once for every
-  kind of character file (interpreter.web.library).
+  kind of character file (interpreter.web.library);
+- what the workers start with is frozen for the garbage collector, in the process they
+  are forked from, and stays so in a process forked after it (interpreter.web.preload).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,3 +166,30 @@ def test_a_worker_under_its_memory_bound_does_not_read_proc(monkeypatch):
     assert worker._holds_more_than(0) == (worker._resident() > 0)
     monkeypatch.setattr(worker, "_resident", read)
     assert not worker._holds_more_than(1 << 50)  # its peak is under: nothing else read
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_what_the_workers_start_with_is_frozen(monkeypatch, freeze):
+    from interpreter.web import preload
+
+    monkeypatch.setattr(preload, "FREEZE", freeze)
+    gc.unfreeze()
+    try:
+        preload.settle()
+        assert (gc.get_freeze_count() > 1000) is freeze
+    finally:
+        gc.unfreeze()
+
+
+def test_a_worker_forked_after_the_preload_inherits_it_frozen():
+    code = (
+        "import gc, os, interpreter.web.preload\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os._exit(0 if gc.get_freeze_count() > 10000 else 1)\n"
+        "print(os.waitpid(pid, 0)[1])\n"
+    )
+    said = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert said.stdout.strip() == "0", said.stderr

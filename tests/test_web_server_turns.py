@@ -9,7 +9,8 @@ taken (and to fail if it is switched off) and to answer as the longer way does:
   (interpreter.web.frames.Listener);
 - a job answered within WATCH_AFTER seconds costs no watch on its client going away
   (interpreter.web.work.Workers._awaited); one that runs longer is watched, and stopped
-  when its client goes;
+  when its client goes; the watches are started by one timer of the event loop, not a
+  timer made and cancelled per request (interpreter.web.work.Watches);
 - in the worker, a run's answer made with its version in place is copied as it is, not
   rebuilt (interpreter.version.versioned), and a value's plain data takes dicts and lists
   by their exact type (interpreter.values.plain).
@@ -28,11 +29,12 @@ from web_client import FakeTransport
 from interpreter import version as version_module
 from interpreter.version import VERSION, VERSION_FIELD, versioned
 from interpreter.web import frames
+from interpreter.web import work as work_module
 from interpreter.web.protocol import Joined, timed_protocol
 from interpreter.web.tabletop import doors as doors_module
 from interpreter.web.tabletop.doors import TableDoors
 from interpreter.web.tabletop.roles import Role, make_table
-from interpreter.web.work import WATCH_AFTER, Workers
+from interpreter.web.work import WATCH_AFTER, Watches, Workers
 from interpreter.web.worker_pool import Job
 
 
@@ -213,16 +215,73 @@ def _awaited(client: _Client, answer_after: float | None, leave_after: float | N
     return asyncio.run(main())
 
 
-def test_a_quick_answer_costs_no_watch_on_its_client():
+@pytest.fixture(params=[True, False], ids=["one timer", "a timer each"])
+def one_timer(request, monkeypatch):
+    monkeypatch.setattr(work_module, "ONE_WATCH_TIMER", request.param)
+    return request.param
+
+
+def test_a_quick_answer_costs_no_watch_on_its_client(one_timer):
     client = _Client()
     assert _awaited(client, 0.01, None) == (True, [])  # (answered well within WATCH_AFTER)
     assert client.received == 0
 
 
-def test_a_client_that_goes_during_a_long_job_stops_it():
+def test_a_client_that_goes_during_a_long_job_stops_it(one_timer):
     client = _Client()
     said, cancelled = _awaited(client, None, WATCH_AFTER * 2)
     assert said is False and len(cancelled) == 1 and client.received == 1
+
+
+def test_quick_answers_make_one_timer_between_them(monkeypatch):
+    """Ten jobs answered at once, one after another, a long one whose client goes, then
+    ten more: the quick ones make no timer each (one in all, set again for the long
+    one's watch), and the long one is still watched and stopped."""
+    made: list = []
+
+    async def main():
+        workers, pool = Workers("."), _Pool()
+        loop = asyncio.get_running_loop()
+        workers._pools[loop] = pool
+        real = loop.call_at
+        monkeypatch.setattr(loop, "call_at", lambda *a, **k: made.append(a[1]) or real(*a, **k))
+
+        async def quick() -> None:
+            for _ in range(10):
+                job = Job("run", {})
+                job.finish(200, b"{}")
+                assert await workers._awaited(_Client(), job, job.done) is True
+
+        await quick()
+        client, long = _Client(), Job("run", {})
+        waited = asyncio.ensure_future(workers._awaited(client, long, long.done))
+        await asyncio.sleep(WATCH_AFTER * 2)
+        client.gone.set()
+        said = await waited
+        await quick()
+        await asyncio.sleep(WATCH_AFTER * 2)  # (the last timer rings, finds them let go)
+        return said, pool.cancelled
+
+    said, cancelled = asyncio.run(main())
+    assert said is False and len(cancelled) == 1
+    # (the watches' timers: not asyncio.sleep's)
+    made = [c for c in made if getattr(c, "__name__", "") in ("_ring", "watching")]
+    assert len(made) <= 3, made  # (a timer per job: 21)
+
+
+def test_a_watch_let_go_is_never_started():
+    async def main():
+        loop = asyncio.get_running_loop()
+        watches, started = Watches(loop), []
+        first = watches.add(0.02, lambda: started.append("first"))
+        watches.add(0.01, lambda: started.append("sooner"))  # (its timer set sooner)
+        watches.add(0.03, lambda: started.append("third"))
+        first[1] = None
+        await asyncio.sleep(0.06)
+        return started, watches.timer, list(watches.due)
+
+    started, timer, due = asyncio.run(main())
+    assert started == ["sooner", "third"] and timer is None and due == []
 
 
 def test_frames_cut_anywhere_are_taken_whole_in_order():

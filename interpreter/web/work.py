@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections import deque
 from typing import Any, cast
 
 from starlette.responses import Response, StreamingResponse
@@ -32,6 +33,12 @@ WORKER_MEMORY = 2 * 2**30
 WORKER_RSS = 300 * 2**20
 #: seconds a job runs before its client is watched for going away (which stops it)
 WATCH_AFTER = 0.05
+#: whether the jobs awaited have their watches started by one timer of the event loop's
+#: (`Watches`: set again only when it rings), not each by a timer made and cancelled (off:
+#: a timer per request, as it was)
+ONE_WATCH_TIMER = True
+#: seconds a timer may ring before its time (the event loop's clock resolution, and more)
+EARLY = 0.001
 
 
 class Workers:
@@ -66,6 +73,7 @@ class Workers:
         # One pool per event loop: an app served by two loops at once (two test clients)
         # must not wait in one loop for what another loop's pool is told.
         self._pools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._watches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # (by loop)
 
     @property
     def pool(self) -> Pool:
@@ -201,14 +209,23 @@ class Workers:
             watch = loop.create_task(_disconnected(request.receive))
             watch.add_done_callback(leave)
 
-        later = loop.call_later(WATCH_AFTER, watching)
+        if ONE_WATCH_TIMER:
+            watches = self._watches.get(loop)
+            if watches is None:
+                watches = self._watches[loop] = Watches(loop)
+            later: Any = watches.add(WATCH_AFTER, watching)
+        else:
+            later = loop.call_later(WATCH_AFTER, watching)
         try:
             await future
         except asyncio.CancelledError:
             if not left:  # (this request's own task cancelled)
                 raise
         finally:
-            later.cancel()
+            if ONE_WATCH_TIMER:
+                later[1] = None  # (its watch, not started yet, never is)
+            else:
+                later.cancel()
             if watch is not None:
                 watch.remove_done_callback(leave)
                 watch.cancel()
@@ -231,6 +248,50 @@ class Workers:
             yield job.done.result()[1]
         finally:
             self.pool.cancel(job)  # the client went away: its work stops
+
+
+class Watches:
+    """When each job awaited starts watching its client: `add(after, start)` calls
+    `start()` `after` seconds from now, unless the entry it gives is let go first
+    (`entry[1] = None`). One timer of the event loop for them all, set again only when it
+    rings (for the first entry still due): a request answered quickly makes no timer, nor
+    leaves a cancelled one in the loop's heap; the entries let go are dropped as it rings."""
+
+    __slots__ = ("due", "loop", "timer")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.due: deque[list] = deque()  # [when, start or None], in the order added
+        self.timer: asyncio.TimerHandle | None = None
+
+    def add(self, after: float, start) -> list:
+        entry = [self.loop.time() + after, start]
+        self.due.append(entry)
+        timer = self.timer
+        if timer is None or timer.when() > entry[0] + EARLY:  # (none, or set for later)
+            if timer is not None:
+                timer.cancel()
+            self.timer = self.loop.call_at(entry[0], self._ring)
+        return entry
+
+    def _ring(self) -> None:
+        now, first = self.loop.time(), None
+        starts: list = []
+        kept: deque[list] = deque()
+        for entry in self.due:
+            start = entry[1]
+            if start is None:  # (let go: dropped)
+                continue
+            if entry[0] - now <= EARLY:
+                entry[1] = None
+                starts.append(start)
+            else:
+                kept.append(entry)
+                first = entry[0] if first is None else min(first, entry[0])
+        self.due = kept
+        self.timer = None if first is None else self.loop.call_at(first, self._ring)
+        for start in starts:
+            start()
 
 
 async def _disconnected(receive) -> None:
