@@ -29,14 +29,21 @@ ROLL_FORMS = ["2d6", "plain", "chained", "sized(2)", "3d6kh2", "4dF"]
 BINDINGS = ["{roll}", "let"]
 
 
-@pytest.mark.parametrize(("form", "binding"), itertools.product(ROLL_FORMS, BINDINGS))
-def test_a_roll_as_a_checks_term_is_traced_every_way(form, binding):
+def _engine(form: str, binding: str, read_first: bool) -> Engine:
+    """A check adding the roll `form` to a bonus, written in its roll or held by a `let`
+    (its first die read too, when `read_first`)."""
     if binding == "let":
-        body = f"  let r = {form}\n  roll r + bonus >= 5\n  first = r.dice[1]\n"
+        first = "  first = r.dice[1]\n" if read_first else ""
+        body = f"  let r = {form}\n  roll r + bonus >= 5\n{first}"
     else:
         body = f"  roll {form} + bonus >= 5\n"
     text = ROLLS + f'check c(bonus: int = 2) "C" {{\n{body}}}\n'
-    engine = Engine(dsl.load_text(text, "terms.rules"))
+    return Engine(dsl.load_text(text, "terms.rules"))
+
+
+@pytest.mark.parametrize(("form", "binding"), itertools.product(ROLL_FORMS, BINDINGS))
+def test_a_roll_as_a_checks_term_is_traced_every_way(form, binding):
+    engine = _engine(form, binding, read_first=True)
     for seed in range(8):
         outcome = engine.run("c", engine.sheet({}), {}, dice=SeededDice(seed))
         total = outcome.result["total"]
@@ -49,12 +56,7 @@ def test_a_roll_as_a_checks_term_is_traced_every_way(form, binding):
 
 @pytest.mark.parametrize(("form", "binding"), itertools.product(ROLL_FORMS, BINDINGS))
 def test_a_roll_as_a_checks_term_has_odds_that_sum_to_one(form, binding):
-    if binding == "let":
-        body = f"  let r = {form}\n  roll r + bonus >= 5\n"
-    else:
-        body = f"  roll {form} + bonus >= 5\n"
-    text = ROLLS + f'check c(bonus: int = 2) "C" {{\n{body}}}\n'
-    engine = Engine(dsl.load_text(text, "terms.rules"))
+    engine = _engine(form, binding, read_first=False)
     odds = engine.odds("c", engine.sheet({}), {}, field="success")
     assert odds.exact and sum(odds.probabilities.values()) + odds.omitted == 1
     assert 0 < odds.probabilities[True] < 1

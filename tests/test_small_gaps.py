@@ -476,18 +476,31 @@ def test_an_open_skill_given_as_a_number_is_refused_not_read_as_a_name(given):
     assert named.result.target == 0  # (any name: the open list's default)
 
 
-@pytest.mark.parametrize("given", [{}, None, "hero.yaml"])
-def test_a_run_or_odds_against_something_not_a_sheet_says_how_to_make_one(given):
+def _warmed() -> tuple:
+    """An engine whose action has run (its own fast entry made), and a sheet of it."""
     engine = Engine(dsl.load_text(OPEN_SKILLS))
     sheet = engine.sheet({})
-    for _ in range(3):  # (warmed: the run's own fast entry made)
+    for _ in range(3):
         engine.run("skill_roll", sheet, {"skill": "Spot"})
-    for ask in (
-        lambda: engine.run("skill_roll", given, {"skill": "Spot"}),
-        lambda: engine.run("skill_roll", given, {"skill": "Spot"}, trace=True),
-        lambda: Engine(engine.rulebook).run("skill_roll", given, {"skill": "Spot"}),
-        lambda: engine.odds("skill_roll", given, {"skill": "Spot"}),
-    ):
+    return engine, sheet
+
+
+def _asked_every_way(engine, sheet, **given) -> list:
+    """A run fast, traced and on a new engine, given `sheet` and `given` (its dice)."""
+    params = {"skill": "Spot"}
+    return [
+        lambda: engine.run("skill_roll", sheet, params, **given),
+        lambda: engine.run("skill_roll", sheet, params, trace=True, **given),
+        lambda: Engine(engine.rulebook).run("skill_roll", sheet, params, **given),
+    ]
+
+
+@pytest.mark.parametrize("given", [{}, None, "hero.yaml"])
+def test_a_run_or_odds_against_something_not_a_sheet_says_how_to_make_one(given):
+    engine, _ = _warmed()
+    asks = _asked_every_way(engine, given)
+    asks.append(lambda: engine.odds("skill_roll", given, {"skill": "Spot"}))
+    for ask in asks:
         with pytest.raises(TypeError, match=r"a run needs a Sheet, not \w+: make one with"):
             ask()
 
@@ -495,15 +508,8 @@ def test_a_run_or_odds_against_something_not_a_sheet_says_how_to_make_one(given)
 @pytest.mark.parametrize("given", [[1], (1, 2), 42, "1,2"])
 def test_a_run_given_dice_that_cannot_draw_says_what_dice_are(given):
     """`dice=[5]` from an app: it said `'list' object has no attribute 'draw'`."""
-    engine = Engine(dsl.load_text(OPEN_SKILLS))
-    sheet = engine.sheet({})
-    for _ in range(3):  # (warmed: the run's own fast entry made)
-        engine.run("skill_roll", sheet, {"skill": "Spot"})
-    for ask in (
-        lambda: engine.run("skill_roll", sheet, {"skill": "Spot"}, dice=given),
-        lambda: engine.run("skill_roll", sheet, {"skill": "Spot"}, dice=given, trace=True),
-        lambda: Engine(engine.rulebook).run("skill_roll", sheet, {"skill": "Spot"}, dice=given),
-    ):
+    engine, sheet = _warmed()
+    for ask in _asked_every_way(engine, sheet, dice=given):
         with pytest.raises(TypeError, match=r"dice must be a dice source, not \w+: ForcedDice"):
             ask()
 
