@@ -503,8 +503,9 @@ class OddsRoller(PoolQuestions):
 
 def concrete_chain(procedure, ctx):
     """`run(tray)`: the procedure with the arguments it has now, rolled through `tray` as
-    a real run rolls it (what `Questions.chain_rolls` walks)."""
-    env = dict(ctx.env)
+    a real run rolls it (what `Questions.chain_rolls` walks). (The call's own frame, held:
+    a run copies it, as the procedure writes `die` into it.)"""
+    env = ctx.env
 
     def run(tray) -> ChainRoll:
         saved = ctx.roller, ctx.env
