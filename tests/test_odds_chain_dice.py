@@ -12,7 +12,7 @@ import pytest
 from oracle import agrees_with_brute_force
 
 import dsl
-from interpreter import Engine
+from interpreter import Engine, Limits
 
 #: roll procedures whose dice are finite (brute force lists every sequence)
 PROCEDURES = {
@@ -77,3 +77,23 @@ action act() "Act" {
     assert odds.exact and odds.probabilities == {face: pytest.approx(1 / 6) for face in range(1, 7)}
     big = engine.odds("act", engine.sheet({}), {}, "big")
     assert big.exact and abs(float(big.probabilities[True]) - 1 / 36) < 1e-9  # (6, then 6+)
+
+
+def test_walking_a_procedure_counts_no_steps_of_the_run():
+    """The walk runs the procedure once per way its dice fall: those runs' steps are no
+    run's. They were added to the world's count, so a limit no real run comes near
+    (200 steps) sent the answer to sampling."""
+    text = """rulebook "Crit" { language "en" }
+roll check_die = d6 then {
+  on die = 6: add d6, again while die = 6
+  on die = 1: subtract d6
+}
+action act() "Act" {
+  let d = check_die
+  let k = d.dice[1]
+  result { crit: k = 6, total: d }
+}
+"""
+    engine = Engine(dsl.load_text(text, "crit.rules"), Limits(steps_per_run=200))
+    odds = engine.odds("act", engine.sheet({}), {}, "crit")
+    assert odds.exact and abs(float(odds.probabilities[True]) - 1 / 6) < 1e-9

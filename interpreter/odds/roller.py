@@ -508,12 +508,13 @@ def concrete_chain(procedure, ctx):
     env = ctx.env
 
     def run(tray) -> ChainRoll:
-        saved = ctx.roller, ctx.env
+        # (its steps are no run's: the world's own count is left as it was)
+        saved = ctx.roller, ctx.env, ctx.steps, ctx.step_bound
         ctx.roller, ctx.env = tray, dict(env)
         try:
             return procedure.roll(ctx)
         finally:
-            ctx.roller, ctx.env = saved
+            ctx.roller, ctx.env, ctx.steps, ctx.step_bound = saved
 
     return run
 
