@@ -233,7 +233,7 @@ class _YamlSplicer:
         (its line's start and end, the comment after it)."""
         text, written = self.text, f"# {key_text}: ..."
         start = 0 if text.startswith(written) else text.find("\n" + written) + 1
-        if start == 0 and not text.startswith(written):
+        if not text.startswith(written, start):  # (found nowhere: `find` gave -1, so 0)
             return None
         end = self.line_end(start)
         rest = text[start + len(written) : end]
